@@ -1,0 +1,341 @@
+/*
+ * OSMP - topology-aware collective communication inside a many-core node.
+ *
+ * This is the one public header. It is organized in groups:
+ *   1. Error contract and status codes
+ *   2. Topology: the node as a tree of locality domains, distance between cores
+ *   3. Plan: the communication tree of one team (groups and leaders per level),
+ *      distance-aware trees and rings, their metrics
+ *
+ * Error contract (read this first): every function that can fail returns an int,
+ * OSMP_OK (0) on success and a negative OSMP_ERR_* status on failure; it never
+ * aborts the process and never writes its output argument on failure.
+ * osmp_status_str() turns a status into one line of text. Functions returning a
+ * pointer or a count document their failure value beside them.
+ *
+ * Ownership: the caller owns what it passes in; objects handed out by a
+ * *_create / *_load function are freed by the matching *_destroy.
+ */
+#ifndef OSMP_H
+#define OSMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(OSMP_STATIC_DEFINE)
+#define OSMP_EXPORT
+#elif defined(__GNUC__)
+#define OSMP_EXPORT __attribute__((visibility("default")))
+#else
+#define OSMP_EXPORT
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ====================================================================== */
+/* 1. Status codes                                                         */
+/* ====================================================================== */
+
+/* X(name, value, text): the single list every status comes from. */
+#define OSMP_STATUS_MAP(X)                                                                                   \
+    X(OK, 0, "success")                                                                                      \
+    X(ERR_INVALID_ARG, -1, "invalid argument")                                                              \
+    X(ERR_NO_MEMORY, -2, "out of memory")                                                                   \
+    X(ERR_TOPO_LOAD, -3, "cannot load the topology")                                                        \
+    X(ERR_TOPO_INVALID, -4, "topology violates an invariant")                                               \
+    X(ERR_SPEC, -5, "malformed hierarchy spec")                                                             \
+    X(ERR_RANGE, -6, "index out of range")                                                                  \
+    X(ERR_PLAN_INVALID, -7, "plan violates an invariant")                                                   \
+    X(ERR_UNSUPPORTED, -8, "not supported")
+
+typedef enum {
+#define OSMP__STATUS_ENUM(name, value, text) OSMP_##name = value,
+    OSMP_STATUS_MAP(OSMP__STATUS_ENUM)
+#undef OSMP__STATUS_ENUM
+} osmp_status_t;
+
+/* One line describing a status; "unknown status" for values not in the list. */
+OSMP_EXPORT const char *osmp_status_str(int status);
+/* The symbolic name, e.g. "OSMP_ERR_SPEC". */
+OSMP_EXPORT const char *osmp_status_name(int status);
+
+/* ====================================================================== */
+/* 2. Topology                                                             */
+/* ====================================================================== */
+
+/*
+ * The node is a tree of locality domains. Kinds are listed from the top down in
+ * the order they usually nest, but real machines differ: a NUMA node may hold
+ * several packages (IBM x3950) or a package several NUMA nodes (sub-NUMA
+ * clustering, Opteron), groups sit above packages (boards) or inside them
+ * (dies, clusters), and any level may be missing. The tree keeps the nesting the
+ * hardware reports; it never invents a domain.
+ */
+typedef enum {
+    OSMP_DOMAIN_MACHINE = 0,
+    OSMP_DOMAIN_GROUP,   /* hwloc Group or Die: board above packages, or die/cluster inside one */
+    OSMP_DOMAIN_PACKAGE,
+    OSMP_DOMAIN_NUMA,    /* all NUMA nodes attached at one place (DDR + HBM) form one domain */
+    OSMP_DOMAIN_L3,
+    OSMP_DOMAIN_L2,
+    OSMP_DOMAIN_CORE,
+    OSMP_DOMAIN_PU,
+    OSMP_DOMAIN_KIND_COUNT
+} osmp_domain_kind_t;
+
+/*
+ * One domain. Read-only for users.
+ * Invariants (checked by osmp_topo_check):
+ *  - the root is the only MACHINE, depth 0, no parent; child->depth == depth + 1;
+ *  - cores under a domain are the contiguous logical range [first_core, first_core + ncores),
+ *    children's ranges are disjoint, ascending, and cover the parent's range;
+ *  - a CORE has only PU children (at least one); a PU has no children and lies under a CORE;
+ *  - logical_index numbers the domains of one kind 0..n-1 in depth-first order;
+ *  - no NUMA domain lies inside another NUMA domain;
+ *  - cpuset of every child is inside its parent's, and the children's cpusets cover it.
+ */
+struct osmp_domain {
+    osmp_domain_kind_t kind;
+    int logical_index;  /* among domains of this kind, depth-first order (hwloc's L#) */
+    int os_index;       /* hwloc's P#, -1 where the hardware gives none (caches, groups) */
+    int depth;          /* 0 = machine */
+    int first_core;     /* logical index of the first core under this domain */
+    int ncores;         /* number of cores under this domain (PU: 1, its core) */
+    char *cpuset;       /* OS indices of the PUs, list syntax "0-3,8" */
+    struct osmp_domain *parent;
+    int nchildren;
+    struct osmp_domain **children;
+};
+
+typedef struct osmp_topo *osmp_topo_t;
+
+/* Where the node comes from. */
+typedef enum {
+    OSMP_TOPO_THIS_MACHINE = 0, /* hwloc discovery of the machine we run on */
+    OSMP_TOPO_XML,              /* an hwloc XML file (lstopo foo.xml) of any machine */
+    OSMP_TOPO_SYNTHETIC         /* an hwloc synthetic string, e.g. "pack:2 l3:4 core:8 pu:1" */
+} osmp_topo_source_t;
+
+/* Flags for osmp_topo_load. */
+enum {
+    /* Keep cores the process (or the XML's capturing process) is not allowed to
+     * use. Default: only allowed cores, as a process on that machine sees it. */
+    OSMP_TOPO_WHOLE_SYSTEM = 1u << 0
+};
+
+/* Load a topology. `what` is the file path (XML) or the description (synthetic),
+ * ignored for THIS_MACHINE. Fails with OSMP_ERR_TOPO_LOAD (message in
+ * osmp_topo_last_error) for a missing or malformed input, and with
+ * OSMP_ERR_TOPO_INVALID if the result has no core. */
+OSMP_EXPORT int osmp_topo_load(osmp_topo_source_t source, const char *what, unsigned flags, osmp_topo_t *topo);
+OSMP_EXPORT void osmp_topo_destroy(osmp_topo_t topo);
+/* Details of the last load failure in this thread (empty string if none). */
+OSMP_EXPORT const char *osmp_topo_last_error(void);
+
+OSMP_EXPORT const struct osmp_domain *osmp_topo_root(osmp_topo_t topo);
+OSMP_EXPORT int osmp_topo_ncores(osmp_topo_t topo);
+/* Number of domains of a kind (0 if the machine has none). */
+OSMP_EXPORT int osmp_topo_count(osmp_topo_t topo, osmp_domain_kind_t kind);
+/* Domain `index` of a kind, NULL if out of range. */
+OSMP_EXPORT const struct osmp_domain *osmp_topo_domain(osmp_topo_t topo, osmp_domain_kind_t kind, int index);
+/* Lower-case name used in specs and output: "machine", "group", "package",
+ * "numa", "l3", "l2", "core", "pu"; NULL for an invalid kind. */
+OSMP_EXPORT const char *osmp_domain_kind_name(osmp_domain_kind_t kind);
+/* Parse a kind name (case-insensitive); -1 if unknown. */
+OSMP_EXPORT int osmp_domain_kind_parse(const char *name, size_t len);
+
+/*
+ * The domain of kind `kind` that holds `core`, for grouping and cross-edge
+ * counts. If the core has an ancestor of that kind, it is the nearest one.
+ * Otherwise it is the largest ancestor of the core that contains no domain of
+ * that kind: the domain that stands in the missing one's place (a package
+ * outside every board is its own board; on a machine without NUMA information
+ * the whole machine is one NUMA domain). NULL if core is out of range.
+ */
+OSMP_EXPORT const struct osmp_domain *osmp_topo_domain_of(osmp_topo_t topo, int core, osmp_domain_kind_t kind);
+
+/*
+ * Distance ladder between two cores, from their lowest common domain (LCD):
+ *
+ *   rung  name                     LCD                                   Ma et al. (2011)
+ *   0     OSMP_DIST_CORE           the same core (SMT siblings)          0 (same core)
+ *   1     OSMP_DIST_L2             an L2 (or L1) cache                   1 (shared cache)
+ *   2     OSMP_DIST_L3             an L3, or a cluster group inside it   1 (shared cache)
+ *   3     OSMP_DIST_NUMA           a NUMA node, or a die inside it       2 (same socket/memory)
+ *   4     OSMP_DIST_PACKAGE        a package (different NUMA nodes)      3 (same socket, other NUMA)
+ *   5     OSMP_DIST_GROUP          a group/board above packages          4-5 (same board, other socket)
+ *   6     OSMP_DIST_MACHINE        nothing below the machine             6 (other board)
+ *
+ * The rung is ordinal: it orders pairs, it does not measure time. Where the
+ * hardware reports a NUMA distance matrix (hwloc "NUMALatency"), pairs on one
+ * rung are further ordered by it; see osmp_topo_distance_key.
+ */
+typedef enum {
+    OSMP_DIST_CORE = 0,
+    OSMP_DIST_L2,
+    OSMP_DIST_L3,
+    OSMP_DIST_NUMA,
+    OSMP_DIST_PACKAGE,
+    OSMP_DIST_GROUP,
+    OSMP_DIST_MACHINE,
+    OSMP_DIST_RUNGS
+} osmp_dist_rung_t;
+
+/* Rung of the pair of cores (logical indices); negative status if out of range. */
+OSMP_EXPORT int osmp_topo_distance(osmp_topo_t topo, int core_a, int core_b);
+/* A total order refining the rung: rung first, then the NUMA matrix entry
+ * (0 without a matrix or inside one NUMA node), then a deeper LCD first.
+ * Comparable only within one topology. 0 for the same core. UINT32_MAX on bad input. */
+OSMP_EXPORT uint32_t osmp_topo_distance_key(osmp_topo_t topo, int core_a, int core_b);
+/* Short rung name: "core", "l2", "l3", "numa", "package", "group", "machine". */
+OSMP_EXPORT const char *osmp_dist_rung_name(int rung);
+
+/*
+ * Placement: which core each of n participants (ranks) sits on, as logical core
+ * indices of the loaded topology.
+ *
+ * osmp_topo_place policies ("linear" when NULL):
+ *   linear        rank r on core r
+ *   scatter       round-robin over the tree: consecutive ranks as far apart as
+ *                 the tree allows (different packages, then L3s, ...)
+ *   numa          round-robin over NUMA domains, filling each from its first core
+ *   random:SEED   a pseudo-random permutation of the cores, reproducible from SEED
+ * With more ranks than cores, the placement wraps around (cores repeat).
+ * OSMP_ERR_INVALID_ARG with a one-line reason in err for an unknown policy.
+ */
+OSMP_EXPORT int osmp_topo_place(osmp_topo_t topo, const char *policy, int n, int *cores, char *err, size_t err_len);
+
+/* Parse a core list "0-5,12,18-20" (ranks in order; a core may repeat) into
+ * cores[0..*n). Cores must be below ncores. At most cap entries. On error returns
+ * OSMP_ERR_INVALID_ARG (malformed) or OSMP_ERR_RANGE (index >= ncores, or more
+ * than cap entries) with a one-line reason in err. */
+OSMP_EXPORT int osmp_core_list_parse(const char *list, int ncores, int *cores, int cap, int *n, char *err,
+                                     size_t err_len);
+
+/* Assert the invariants listed above struct osmp_domain. Returns OSMP_OK or
+ * OSMP_ERR_TOPO_INVALID and writes the first violation into why (if non-NULL). */
+OSMP_EXPORT int osmp_topo_check(osmp_topo_t topo, char *why, size_t why_len);
+
+/* ====================================================================== */
+/* 3. Plan                                                                 */
+/* ====================================================================== */
+
+/*
+ * Hierarchy spec: comma-separated levels from the leaf up, each a kind name,
+ * optionally with a virtual split ":k" (1 <= k <= 4096) that cuts each domain of
+ * that kind into k parts of consecutive cores (for shallow machines:
+ * "l2,package:4,package"). The machine level is always the implicit top.
+ * NULL or "auto" chooses the default for the machine (osmp_plan_default_spec).
+ * "" or "flat" means the machine level only.
+ *
+ * Grouping: at level i a participant's key is its domain (or virtual part) at
+ * level i together with its domains at every level above, so groups always nest
+ * whatever the spec's order. A level where no group has two members is dropped;
+ * this also drops a level that repeats the one below it (l3 = package on most
+ * Intel parts) and levels the machine lacks.
+ *
+ * Leaders: the root leads every group on its path (so a broadcast or reduce never
+ * takes an extra hop); elsewhere a group's leader is its lowest rank.
+ */
+#define OSMP_SPEC_MAX_LEVELS 16
+
+struct osmp_spec_level {
+    osmp_domain_kind_t kind;
+    int split; /* 1 = the domain itself, k > 1 = k consecutive parts of it */
+};
+
+/* Parse a spec. On error returns OSMP_ERR_SPEC and, if err is non-NULL, a one-line
+ * reason naming the offending level. */
+OSMP_EXPORT int osmp_spec_parse(const char *spec, struct osmp_spec_level *levels, int *nlevels, char *err,
+                                size_t err_len);
+/* Format a parsed spec back ("l3,package:4"); returns the length written. */
+OSMP_EXPORT int osmp_spec_format(const struct osmp_spec_level *levels, int nlevels, char *buf, size_t len);
+
+/* The default spec for a machine: every kind whose domains split the machine,
+ * ordered from small to large domains, and where a domain would give its leader
+ * more than OSMP_PLAN_MAX_FANOUT children, a virtual split of it first. */
+#define OSMP_PLAN_MAX_FANOUT 8
+OSMP_EXPORT int osmp_plan_default_spec(osmp_topo_t topo, char *buf, size_t len);
+
+/*
+ * A plan. Invariants (checked by osmp_plan_check):
+ *  - level 0 holds every rank exactly once; level i+1 holds exactly the leaders
+ *    of level i's groups, each once;
+ *  - every group has at least one member, members ascending, its leader among them;
+ *  - every level has a group with at least two members;
+ *  - the last level has exactly one group and the root leads it (no levels at all
+ *    when nranks == 1); the root leads every group it belongs to.
+ */
+struct osmp_plan_group {
+    int leader;
+    int nmembers;
+    int *members; /* ranks, ascending */
+};
+
+struct osmp_plan_level {
+    char name[24]; /* spec level it came from, e.g. "l3", "package:4", "machine" */
+    osmp_domain_kind_t kind;
+    int split;
+    int ngroups;
+    struct osmp_plan_group *groups; /* in hardware order of their domains */
+};
+
+struct osmp_plan {
+    int nranks;
+    int root;
+    int nlevels;
+    struct osmp_plan_level *levels; /* leaf first */
+};
+
+/* Build the plan of nranks participants; cores[r] is the logical core of rank r
+ * (a core may repeat). spec as above. OSMP_ERR_RANGE for a core or root out of
+ * range, OSMP_ERR_SPEC for a bad spec. */
+OSMP_EXPORT int osmp_plan_create(osmp_topo_t topo, const int *cores, int nranks, const char *spec, int root,
+                                 struct osmp_plan **plan);
+OSMP_EXPORT void osmp_plan_destroy(struct osmp_plan *plan);
+OSMP_EXPORT int osmp_plan_check(const struct osmp_plan *plan, char *why, size_t why_len);
+
+/*
+ * Trees and rings over the participants, as directed edges [from, to] in ranks.
+ * A tree lists nranks-1 edges parent -> child; a ring lists nranks edges
+ * r -> next(r) including the closing one (none for a single rank).
+ */
+typedef enum {
+    OSMP_GRAPH_PLAN = 0,  /* the plan's tree: each group leader -> every other member */
+    OSMP_GRAPH_MST,       /* distance-aware broadcast tree (Ma et al.) */
+    OSMP_GRAPH_RING,      /* distance-aware allgather ring (Ma et al.) */
+    OSMP_GRAPH_BINOMIAL,  /* rank-order binomial tree, as MPI libraries build it */
+    OSMP_GRAPH_RANKRING   /* rank-order ring r -> r+1 */
+} osmp_graph_kind_t;
+
+struct osmp_graph {
+    osmp_graph_kind_t kind;
+    int nranks;
+    int root;
+    int nedges;
+    int (*edges)[2];
+    /* metrics, filled by osmp_graph_create */
+    int depth;   /* tree: longest root-to-leaf path in edges; ring: nranks-1 */
+    int fanout;  /* tree: most children of one vertex; ring: 1 */
+    int cross[OSMP_DOMAIN_KIND_COUNT]; /* edges whose ends lie in different domains of each kind
+                                          (osmp_topo_domain_of); -1 for kinds the machine lacks */
+};
+
+/* MST: Kruskal over all pairs, edges sorted by distance key, then edges touching
+ * the root first, then by (smaller rank, larger rank); oriented away from the
+ * root. Among minimum-weight trees this keeps the root's edges, hence a small
+ * depth. RING: same edge order without the root rule, an edge is taken when both
+ * ends have degree < 2 and it closes no cycle; the final path is closed. The ring
+ * is listed starting at the root towards its lower-ranked neighbour.
+ * PLAN needs the plan (else NULL allowed). */
+OSMP_EXPORT int osmp_graph_create(osmp_topo_t topo, const int *cores, int nranks, int root, osmp_graph_kind_t kind,
+                                  const struct osmp_plan *plan, struct osmp_graph **graph);
+OSMP_EXPORT void osmp_graph_destroy(struct osmp_graph *graph);
+OSMP_EXPORT const char *osmp_graph_kind_name(osmp_graph_kind_t kind);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* OSMP_H */

@@ -1,0 +1,26 @@
+/* Status strings, generated from the one list in osmp.h. */
+#include "osmp.h"
+
+const char *osmp_status_str(int status)
+{
+    switch (status) {
+#define OSMP__STATUS_TEXT(name, value, text)                                                                 \
+    case value:                                                                                              \
+        return text;
+        OSMP_STATUS_MAP(OSMP__STATUS_TEXT)
+#undef OSMP__STATUS_TEXT
+    }
+    return "unknown status";
+}
+
+const char *osmp_status_name(int status)
+{
+    switch (status) {
+#define OSMP__STATUS_NAME(name, value, text)                                                                 \
+    case value:                                                                                              \
+        return "OSMP_" #name;
+        OSMP_STATUS_MAP(OSMP__STATUS_NAME)
+#undef OSMP__STATUS_NAME
+    }
+    return "OSMP_UNKNOWN";
+}

@@ -1,0 +1,10 @@
+/* plan internals (pure layer). */
+#ifndef OSMP_PLAN_INTERNAL_H
+#define OSMP_PLAN_INTERNAL_H
+
+#include "topo/topo_internal.h"
+
+/* "l3" or "package:4" for one level; returns what snprintf returns. */
+int osmp__spec_level_format(const struct osmp_spec_level *level, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,189 @@
+/* Hierarchy spec: parsing, formatting, and the default spec of a machine. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "plan_internal.h"
+
+/* A split beyond this many parts per domain cannot help on any machine we know
+ * of (192 cores today), and bounds the part index packed into a group key. */
+#define SPLIT_MAX 4096
+
+int osmp_spec_parse(const char *spec, struct osmp_spec_level *levels, int *nlevels, char *err, size_t err_len)
+{
+    if (!spec || !levels || !nlevels) {
+        osmp__why(err, err_len, "no spec");
+        return OSMP_ERR_INVALID_ARG;
+    }
+    int n = 0;
+    const char *p = spec;
+    while (isspace((unsigned char)*p)) p++;
+    if (*p == '\0' || strcmp(p, "flat") == 0) {
+        *nlevels = 0;
+        return OSMP_OK;
+    }
+    for (;;) {
+        while (isspace((unsigned char)*p)) p++;
+        const char *name = p;
+        while (isalnum((unsigned char)*p)) p++;
+        size_t len = (size_t)(p - name);
+        if (len == 0) {
+            osmp__why(err, err_len, "empty level at offset %d in hierarchy spec \"%s\"", (int)(name - spec), spec);
+            return OSMP_ERR_SPEC;
+        }
+        int kind = osmp_domain_kind_parse(name, len);
+        if (kind < 0 || kind == OSMP_DOMAIN_PU) {
+            osmp__why(err, err_len,
+                      "unknown level \"%.*s\" in hierarchy spec \"%s\" (known: core, l2, l3, numa, package, group, "
+                      "machine)",
+                      (int)len, name, spec);
+            return OSMP_ERR_SPEC;
+        }
+        long split = 1;
+        while (isspace((unsigned char)*p)) p++;
+        if (*p == ':') {
+            p++;
+            char *end;
+            if (!isdigit((unsigned char)*p)) {
+                osmp__why(err, err_len, "split of \"%.*s\" in hierarchy spec \"%s\" must be a number", (int)len,
+                          name, spec);
+                return OSMP_ERR_SPEC;
+            }
+            split = strtol(p, &end, 10);
+            if (split < 1 || split > SPLIT_MAX) {
+                osmp__why(err, err_len, "split of \"%.*s\" in hierarchy spec \"%s\" must be in 1..%d", (int)len,
+                          name, spec, SPLIT_MAX);
+                return OSMP_ERR_SPEC;
+            }
+            p = end;
+            while (isspace((unsigned char)*p)) p++;
+        }
+        if (n == OSMP_SPEC_MAX_LEVELS) {
+            osmp__why(err, err_len, "hierarchy spec \"%s\" has more than %d levels", spec, OSMP_SPEC_MAX_LEVELS);
+            return OSMP_ERR_SPEC;
+        }
+        levels[n].kind = (osmp_domain_kind_t)kind;
+        levels[n].split = (int)split;
+        n++;
+        if (*p == '\0') break;
+        if (*p != ',') {
+            osmp__why(err, err_len, "unexpected '%c' at offset %d in hierarchy spec \"%s\"", *p, (int)(p - spec),
+                      spec);
+            return OSMP_ERR_SPEC;
+        }
+        p++;
+    }
+    *nlevels = n;
+    return OSMP_OK;
+}
+
+int osmp__spec_level_format(const struct osmp_spec_level *l, char *buf, size_t len)
+{
+    if (l->split > 1) return snprintf(buf, len, "%s:%d", osmp_domain_kind_name(l->kind), l->split);
+    return snprintf(buf, len, "%s", osmp_domain_kind_name(l->kind));
+}
+
+int osmp_spec_format(const struct osmp_spec_level *levels, int nlevels, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len) buf[0] = '\0';
+    for (int i = 0; i < nlevels; i++) {
+        char one[32];
+        osmp__spec_level_format(&levels[i], one, sizeof(one));
+        int w = snprintf(buf + (used < len ? used : len), used < len ? len - used : 0, "%s%s", i ? "," : "", one);
+        used += (size_t)w;
+    }
+    return (int)used;
+}
+
+/* Two kinds split the cores the same way iff every core lands in domains with
+ * the same core range (domains are contiguous ranges, see osmp.h). */
+static int same_partition(osmp_topo_t t, osmp_domain_kind_t a, osmp_domain_kind_t b)
+{
+    for (int c = 0; c < t->ncores; c++) {
+        const struct osmp_domain *x = &t->domain_of[a][c]->pub, *y = &t->domain_of[b][c]->pub;
+        if (x->first_core != y->first_core || x->ncores != y->ncores) return 0;
+    }
+    return 1;
+}
+
+/* Number of distinct domains of kind `kind`, and the largest number of distinct
+ * `below` units (domains of that kind, or cores if below < 0) inside one of them. */
+static void count_units(osmp_topo_t t, int kind, int below, int *ndomains, int *max_units)
+{
+    *ndomains = 0;
+    *max_units = 0;
+    int c = 0;
+    while (c < t->ncores) {
+        /* Domains of a partition that is not nested (stand-ins) are still contiguous ranges. */
+        const struct osmp_domain *d = kind < 0 ? &t->root->pub : &t->domain_of[kind][c]->pub;
+        int end = d->first_core + d->ncores, units = 0;
+        const struct osmp_domain *prev = NULL;
+        for (int x = c; x < end; x++) {
+            const struct osmp_domain *u = below < 0 ? NULL : &t->domain_of[below][x]->pub;
+            if (below < 0 || u != prev) units++;
+            prev = u;
+        }
+        (*ndomains)++;
+        if (units > *max_units) *max_units = units;
+        c = end;
+    }
+}
+
+int osmp_plan_default_spec(osmp_topo_t t, char *buf, size_t len)
+{
+    if (!t || !buf) return OSMP_ERR_INVALID_ARG;
+    /* Candidates from the leaf up; ties in size keep this order. */
+    static const osmp_domain_kind_t order[] = {OSMP_DOMAIN_CORE, OSMP_DOMAIN_L2,      OSMP_DOMAIN_L3,
+                                               OSMP_DOMAIN_NUMA, OSMP_DOMAIN_PACKAGE, OSMP_DOMAIN_GROUP};
+    int chosen[8], nchosen = 0;
+    double size[8];
+    for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+        osmp_domain_kind_t k = order[i];
+        if (t->count[k] == 0) continue;
+        /* The core level only matters where cores have several hardware threads. */
+        if (k == OSMP_DOMAIN_CORE && t->count[OSMP_DOMAIN_PU] == t->count[OSMP_DOMAIN_CORE]) continue;
+        int nd, mu;
+        count_units(t, k, -1, &nd, &mu);
+        if (nd == 1) continue; /* the whole machine: the implicit top */
+        if (k != OSMP_DOMAIN_CORE && nd == t->ncores) continue;
+        int dup = 0;
+        for (int j = 0; j < nchosen; j++) dup |= same_partition(t, (osmp_domain_kind_t)chosen[j], k);
+        if (dup) continue;
+        /* insertion by mean domain size keeps small domains at the leaf */
+        double s = (double)t->ncores / nd;
+        int pos = nchosen;
+        while (pos > 0 && size[pos - 1] > s) {
+            chosen[pos] = chosen[pos - 1];
+            size[pos] = size[pos - 1];
+            pos--;
+        }
+        chosen[pos] = (int)k;
+        size[pos] = s;
+        nchosen++;
+    }
+    struct osmp_spec_level levels[OSMP_SPEC_MAX_LEVELS];
+    int n = 0;
+    for (int i = 0; i <= nchosen; i++) {
+        int k = i < nchosen ? chosen[i] : OSMP_DOMAIN_MACHINE;
+        int below = i > 0 ? chosen[i - 1] : -1;
+        int nd, units;
+        count_units(t, k == OSMP_DOMAIN_MACHINE ? -1 : k, below, &nd, &units);
+        /* A leader with many children serializes them; cut wide domains into parts
+         * of at most OSMP_PLAN_MAX_FANOUT units (the OSMP paper's degree-7 split of a
+         * 20-core Cascade Lake package is this rule). */
+        if (units > OSMP_PLAN_MAX_FANOUT) {
+            levels[n].kind = (osmp_domain_kind_t)k;
+            levels[n].split = (units + OSMP_PLAN_MAX_FANOUT - 1) / OSMP_PLAN_MAX_FANOUT;
+            n++;
+        }
+        if (i < nchosen) {
+            levels[n].kind = (osmp_domain_kind_t)k;
+            levels[n].split = 1;
+            n++;
+        }
+    }
+    int w = osmp_spec_format(levels, n, buf, len);
+    return (size_t)w < len ? OSMP_OK : OSMP_ERR_RANGE;
+}
