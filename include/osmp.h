@@ -230,6 +230,10 @@ OSMP_EXPORT int osmp_topo_check(osmp_topo_t topo, char *why, size_t why_len);
  * NULL or "auto" chooses the default for the machine (osmp_plan_default_spec).
  * "" or "flat" means the machine level only.
  *
+ * Levels are used from small to large domains (mean cores per group over the
+ * machine, ties in spec order), so "numa,package" means packages inside NUMA
+ * nodes on a machine whose NUMA nodes hold several packages.
+ *
  * Grouping: at level i a participant's key is its domain (or virtual part) at
  * level i together with its domains at every level above, so groups always nest
  * whatever the spec's order. A level where no group has two members is dropped;
@@ -319,8 +323,12 @@ struct osmp_graph {
     /* metrics, filled by osmp_graph_create */
     int depth;   /* tree: longest root-to-leaf path in edges; ring: nranks-1 */
     int fanout;  /* tree: most children of one vertex; ring: 1 */
-    int cross[OSMP_DOMAIN_KIND_COUNT]; /* edges whose ends lie in different domains of each kind
-                                          (osmp_topo_domain_of); -1 for kinds the machine lacks */
+    /* Edges whose ends lie in different domains of each kind (osmp_topo_domain_of);
+     * -1 for kinds the machine lacks, the machine and PUs. For MST and RING the
+     * counts depend only on the participants' cores, not on rank order. For PLAN
+     * they do for the kinds the spec names; for finer kinds they depend on which
+     * rank leads (the lowest), e.g. L2 crossings inside an L3 group. */
+    int cross[OSMP_DOMAIN_KIND_COUNT];
 };
 
 /* MST: Kruskal over all pairs, edges sorted by distance key, then edges touching

@@ -14,7 +14,7 @@
 
 const char *osmp_graph_kind_name(osmp_graph_kind_t kind)
 {
-    static const char *const names[] = {"tree", "mst", "ring", "binomial", "rankring"};
+    static const char *const names[] = {"plan", "mst", "ring", "binomial", "rankring"};
     if ((int)kind < 0 || kind > OSMP_GRAPH_RANKRING) return NULL;
     return names[kind];
 }

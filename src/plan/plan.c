@@ -139,6 +139,7 @@ int osmp_plan_create(osmp_topo_t t, const int *cores, int nranks, const char *sp
     int nspec;
     int rc = osmp_spec_parse(spec, levels, &nspec, NULL, 0);
     if (rc) return rc;
+    osmp__spec_sort(t, levels, nspec);
     levels[nspec].kind = OSMP_DOMAIN_MACHINE;
     levels[nspec].split = 1;
 

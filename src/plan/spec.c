@@ -131,6 +131,29 @@ static void count_units(osmp_topo_t t, int kind, int below, int *ndomains, int *
     }
 }
 
+/* Mean number of cores per group of a level over the whole machine. */
+static double mean_size(osmp_topo_t t, const struct osmp_spec_level *l)
+{
+    int nd, mu;
+    count_units(t, l->kind == OSMP_DOMAIN_MACHINE ? -1 : (int)l->kind, -1, &nd, &mu);
+    return (double)t->ncores / nd / l->split;
+}
+
+void osmp__spec_sort(osmp_topo_t t, struct osmp_spec_level *levels, int n)
+{
+    double size[OSMP_SPEC_MAX_LEVELS];
+    for (int i = 0; i < n; i++) size[i] = mean_size(t, &levels[i]);
+    for (int i = 1; i < n; i++) /* insertion sort: stable, n <= 16 */
+        for (int j = i; j > 0 && size[j - 1] > size[j]; j--) {
+            struct osmp_spec_level l = levels[j];
+            levels[j] = levels[j - 1];
+            levels[j - 1] = l;
+            double s = size[j];
+            size[j] = size[j - 1];
+            size[j - 1] = s;
+        }
+}
+
 int osmp_plan_default_spec(osmp_topo_t t, char *buf, size_t len)
 {
     if (!t || !buf) return OSMP_ERR_INVALID_ARG;
