@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Set up, build, and run the whole test suite: a warnings-as-errors build, then the
+# same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OSMP_BUILD_DIR=build scripts/setup.sh -DOSMP_WERROR=ON "$@"
+(cd build && ctest --output-on-failure -j"$(nproc)")
+OSMP_BUILD_DIR=build-asan scripts/setup.sh -DOSMP_WERROR=ON -DOSMP_ASAN=ON -DOSMP_UBSAN=ON -DCMAKE_BUILD_TYPE=Debug "$@"
+(cd build-asan && ctest --output-on-failure -j"$(nproc)")
+echo "all tests passed (plain and ASan+UBSan)"
