@@ -228,7 +228,7 @@ OSMP_EXPORT int osmp_topo_check(osmp_topo_t topo, char *why, size_t why_len);
  * that kind into k parts of consecutive cores (for shallow machines:
  * "l2,package:4,package"). The machine level is always the implicit top.
  * NULL or "auto" chooses the default for the machine (osmp_plan_default_spec).
- * "" or "flat" means the machine level only.
+ * "" or "flat" means the machine level only (the default spec says "flat").
  *
  * Levels are used from small to large domains (mean cores per group over the
  * machine, ties in spec order), so "numa,package" means packages inside NUMA
@@ -337,7 +337,9 @@ struct osmp_graph {
  * depth. RING: same edge order without the root rule, an edge is taken when both
  * ends have degree < 2 and it closes no cycle; the final path is closed. The ring
  * is listed starting at the root towards its lower-ranked neighbour.
+ * Both sort all n(n-1)/2 pairs: OSMP_ERR_RANGE above OSMP_GRAPH_MAX_RANKS.
  * PLAN needs the plan (else NULL allowed). */
+#define OSMP_GRAPH_MAX_RANKS 4096
 OSMP_EXPORT int osmp_graph_create(osmp_topo_t topo, const int *cores, int nranks, int root, osmp_graph_kind_t kind,
                                   const struct osmp_plan *plan, struct osmp_graph **graph);
 OSMP_EXPORT void osmp_graph_destroy(struct osmp_graph *graph);

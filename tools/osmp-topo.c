@@ -14,7 +14,7 @@
 
 #include "osmp.h"
 
-#define MAX_PARTICIPANTS 65536
+#define MAX_PARTICIPANTS OSMP_GRAPH_MAX_RANKS /* trees and rings compare all pairs */
 
 static const char usage[] =
     "usage: osmp-topo [--input FILE.xml | --synthetic STRING] [--whole-system]\n"

@@ -256,6 +256,7 @@ int osmp_graph_create(osmp_topo_t t, const int *cores, int n, int root, osmp_gra
 {
     if (!t || !cores || !out || n < 1 || (int)kind < 0 || kind > OSMP_GRAPH_RANKRING) return OSMP_ERR_INVALID_ARG;
     if (root < 0 || root >= n) return OSMP_ERR_RANGE;
+    if ((kind == OSMP_GRAPH_MST || kind == OSMP_GRAPH_RING) && n > OSMP_GRAPH_MAX_RANKS) return OSMP_ERR_RANGE;
     if (kind == OSMP_GRAPH_PLAN && (!plan || plan->nranks != n || plan->root != root)) return OSMP_ERR_INVALID_ARG;
     for (int r = 0; r < n; r++)
         if (cores[r] < 0 || cores[r] >= t->ncores) return OSMP_ERR_RANGE;

@@ -146,8 +146,9 @@ int osmp_plan_create(osmp_topo_t t, const int *cores, int nranks, const char *sp
     struct osmp_plan *plan = calloc(1, sizeof(*plan));
     struct member *m = malloc(sizeof(*m) * (size_t)nranks);
     uint64_t *keys = malloc(sizeof(*keys) * (size_t)nranks * (size_t)(nspec + 1));
+    char *is_leader = calloc((size_t)nranks, 1); /* level + 1 at which a rank last led */
     if (plan) plan->levels = calloc((size_t)nspec + 1, sizeof(*plan->levels));
-    if (!plan || !m || !keys || !plan->levels) {
+    if (!plan || !m || !keys || !is_leader || !plan->levels) {
         rc = OSMP_ERR_NO_MEMORY;
         goto out;
     }
@@ -177,16 +178,17 @@ int osmp_plan_create(osmp_topo_t t, const int *cores, int nranks, const char *sp
         L->split = levels[lvl].split;
         plan->nlevels++;
         /* Only leaders go on; a leader's keys above this level are its group's. */
+        for (int g = 0; g < ng; g++) is_leader[L->groups[g].leader] = (char)(lvl + 1);
         int next = 0;
         for (int i = 0; i < n; i++)
-            for (int g = 0; g < ng; g++)
-                if (L->groups[g].leader == m[i].rank) m[next++] = m[i];
+            if (is_leader[m[i].rank] == (char)(lvl + 1)) m[next++] = m[i];
         n = next;
     }
     rc = OSMP_OK;
 out:
     free(m);
     free(keys);
+    free(is_leader);
     if (rc) {
         osmp_plan_destroy(plan);
         return rc;

@@ -207,6 +207,6 @@ int osmp_plan_default_spec(osmp_topo_t t, char *buf, size_t len)
             n++;
         }
     }
-    int w = osmp_spec_format(levels, n, buf, len);
+    int w = n ? osmp_spec_format(levels, n, buf, len) : snprintf(buf, len, "flat");
     return (size_t)w < len ? OSMP_OK : OSMP_ERR_RANGE;
 }
