@@ -6,6 +6,9 @@
  *   2. Topology: the node as a tree of locality domains, distance between cores
  *   3. Plan: the communication tree of one team (groups and leaders per level),
  *      distance-aware trees and rings, their metrics
+ *   4. Teams and collectives: participants (processes or threads) join a team and
+ *      run collectives over shared memory along the team's plan
+ *   5. Knobs
  *
  * Error contract (read this first): every function that can fail returns an int,
  * OSMP_OK (0) on success and a negative OSMP_ERR_* status on failure; it never
@@ -21,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #if defined(OSMP_STATIC_DEFINE)
 #define OSMP_EXPORT
@@ -48,7 +52,11 @@ extern "C" {
     X(ERR_SPEC, -5, "malformed hierarchy spec")                                                             \
     X(ERR_RANGE, -6, "index out of range")                                                                  \
     X(ERR_PLAN_INVALID, -7, "plan violates an invariant")                                                   \
-    X(ERR_UNSUPPORTED, -8, "not supported")
+    X(ERR_UNSUPPORTED, -8, "not supported")                                                                  \
+    X(ERR_TYPE, -9, "operation not defined on this datatype (bitwise and logical operations need integers)") \
+    X(ERR_SHM, -10, "shared memory segment could not be created or mapped")                                 \
+    X(ERR_BOOTSTRAP, -11, "team bootstrap failed (out-of-band exchange or a peer's setup)")                  \
+    X(ERR_KNOB, -12, "an OSMP_* environment variable has a bad value")
 
 typedef enum {
 #define OSMP__STATUS_ENUM(name, value, text) OSMP_##name = value,
@@ -344,6 +352,122 @@ OSMP_EXPORT int osmp_graph_create(osmp_topo_t topo, const int *cores, int nranks
                                   const struct osmp_plan *plan, struct osmp_graph **graph);
 OSMP_EXPORT void osmp_graph_destroy(struct osmp_graph *graph);
 OSMP_EXPORT const char *osmp_graph_kind_name(osmp_graph_kind_t kind);
+
+/* ====================================================================== */
+/* 4. Teams and collectives                                                */
+/* ====================================================================== */
+
+/*
+ * A team is a set of participants, each a process or a thread with its own
+ * handle. Every participant calls the same collectives in the same order with
+ * matching arguments (as in MPI); different teams are independent, so threads
+ * may drive different teams concurrently. A handle is used by one thread at a
+ * time. Collectives return OSMP_OK or a negative status and leave the
+ * caller's buffers untouched when they reject their arguments.
+ */
+typedef struct osmp_team *osmp_team_t;
+
+typedef enum {
+    OSMP_INT8 = 0,
+    OSMP_INT16,
+    OSMP_INT32,
+    OSMP_INT64,
+    OSMP_UINT8,
+    OSMP_UINT16,
+    OSMP_UINT32,
+    OSMP_UINT64,
+    OSMP_FLOAT,
+    OSMP_DOUBLE,
+    OSMP_DTYPE_COUNT
+} osmp_dtype_t;
+
+/* Integer sums and products wrap around; LAND/LOR/LXOR give 0 or 1; bitwise and
+ * logical operations on FLOAT/DOUBLE fail with OSMP_ERR_TYPE. */
+typedef enum {
+    OSMP_SUM = 0,
+    OSMP_PROD,
+    OSMP_MIN,
+    OSMP_MAX,
+    OSMP_LAND,
+    OSMP_LOR,
+    OSMP_LXOR,
+    OSMP_BAND,
+    OSMP_BOR,
+    OSMP_BXOR,
+    OSMP_OP_COUNT
+} osmp_op_t;
+
+/* Bytes of one element; 0 for an invalid datatype. */
+OSMP_EXPORT size_t osmp_dtype_size(osmp_dtype_t dtype);
+
+/* Pass as the send buffer (receive buffer of scatter at the root) where MPI allows MPI_IN_PLACE. */
+OSMP_EXPORT extern const char osmp_in_place_marker;
+#define OSMP_IN_PLACE ((void *)&osmp_in_place_marker)
+
+/* Out-of-band allgather supplied by the runtime that starts the participants:
+ * every participant passes `len` bytes and receives size * len bytes in rank
+ * order. Returns 0 on success. Called a few times during team creation only. */
+typedef int (*osmp_oob_allgather_fn)(void *ctx, const void *send, void *recv, size_t len);
+
+struct osmp_team_params {
+    int rank; /* 0 .. size-1, distinct */
+    int size;
+    int core;              /* logical core (osmp-topo numbering) the participant runs on; -1: ask the OS */
+    const char *hierarchy; /* NULL: OSMP_HIERARCHY (default auto) */
+    osmp_oob_allgather_fn oob_allgather;
+    void *oob_ctx;
+};
+
+/* Collective over the participants of the new team. If any participant fails
+ * to set up, all of them return the same error (failures travel in the
+ * out-of-band exchange) and no segment is left behind. */
+OSMP_EXPORT int osmp_team_create(const struct osmp_team_params *params, osmp_team_t *team);
+
+/* Threads of one or several processes as one team: each process of `parent`
+ * starts nthreads threads (the same number everywhere), and each thread calls
+ * this with its index 0..nthreads-1 and gets its own handle. Rank =
+ * parent_rank * nthreads + thread_index. With a team of one as parent (osmp_init
+ * outside osmp-run), these are the threads of one process. */
+OSMP_EXPORT int osmp_team_create_threads(osmp_team_t parent, int nthreads, int thread_index, osmp_team_t *team);
+
+/* Collective: every participant calls it; frees the handle. */
+OSMP_EXPORT int osmp_team_destroy(osmp_team_t team);
+
+/* Under osmp-run: the team of every launched process. Otherwise a team of one. */
+OSMP_EXPORT int osmp_init(osmp_team_t *world);
+OSMP_EXPORT int osmp_finalize(void);
+
+OSMP_EXPORT int osmp_team_rank(osmp_team_t team);
+OSMP_EXPORT int osmp_team_size(osmp_team_t team);
+/* The plan the team runs on (owned by the team; the plan of root 0). */
+OSMP_EXPORT const struct osmp_plan *osmp_team_plan(osmp_team_t team);
+
+OSMP_EXPORT int osmp_barrier(osmp_team_t team);
+OSMP_EXPORT int osmp_bcast(osmp_team_t team, void *buf, size_t count, osmp_dtype_t dtype, int root);
+OSMP_EXPORT int osmp_reduce(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype,
+                            osmp_op_t op, int root);
+OSMP_EXPORT int osmp_allreduce(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype,
+                               osmp_op_t op);
+/* recvbuf (root only) holds size * count elements in rank order. */
+OSMP_EXPORT int osmp_gather(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype,
+                            int root);
+OSMP_EXPORT int osmp_allgather(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count,
+                               osmp_dtype_t dtype);
+/* sendbuf (root only) holds size * count elements; each rank receives its count. */
+OSMP_EXPORT int osmp_scatter(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype,
+                             int root);
+/* sendbuf holds size * count elements; rank r receives block r of the reduction. */
+OSMP_EXPORT int osmp_reduce_scatter_block(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count,
+                                          osmp_dtype_t dtype, osmp_op_t op);
+/* Block j of rank i's sendbuf lands in block i of rank j's recvbuf (count elements each). */
+OSMP_EXPORT int osmp_alltoall(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype);
+
+/* ====================================================================== */
+/* 5. Knobs                                                                */
+/* ====================================================================== */
+
+/* Every OSMP_* environment variable with its default and meaning. */
+OSMP_EXPORT void osmp_knobs_print(FILE *f);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,127 @@
+/* coll layer internals: reduction kernels, the team's data path, algorithms. */
+#ifndef OSMP_COLL_H
+#define OSMP_COLL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "common/atomic.h"
+#include "osmp.h"
+#include "shm/shm.h"
+#include "shm/wait.h"
+
+typedef void (*osmp__reduce_fn)(void *acc, const void *in, size_t n);
+/* OSMP_ERR_INVALID_ARG for an unknown dtype/op, OSMP_ERR_TYPE for a pair that is not defined. */
+int osmp__reduce_fn_get(osmp_dtype_t dtype, osmp_op_t op, osmp__reduce_fn *fn);
+
+/* One direction of a participant's mailbox: a cache line its owner writes. */
+#define OSMP_INLINE_MAX 40
+struct osmp__chan {
+    osmp_atomic64_t seq;     /* last step published in this direction */
+    osmp_atomic32_t waiters; /* readers asleep on seq */
+    uint32_t pad;
+    uint64_t addr; /* buffer exposed for single copy in the published step */
+    char inline_data[OSMP_INLINE_MAX];
+} __attribute__((aligned(OSMP_CACHE_LINE)));
+_Static_assert(sizeof(struct osmp__chan) == OSMP_CACHE_LINE, "one line per direction");
+
+enum { OSMP__UP = 0, OSMP__DOWN = 1 };
+
+/* A participant's region of the team segment, first touched by its owner. The
+ * rings (depth slots of chunk bytes per direction) follow the header. */
+struct osmp__region {
+    struct osmp__chan chan[2];
+};
+
+/* One base-case arrangement of the plan for one root: every rank's parent and
+ * children. Within a group the leader heads a k-ary tree of the members (flat:
+ * k = group size). */
+struct osmp__tree {
+    int parent; /* -1 at the root */
+    int nchildren;
+    int *children; /* in reduction order: lower levels first */
+};
+
+/* Who must have consumed a slot before its owner writes it again. */
+struct osmp__slot_rec {
+    uint64_t seq; /* step of the last write, 0 if never written */
+    const int *consumers;
+    int nconsumers;
+    int one; /* storage when there is a single consumer */
+    int dir; /* the consumers signal on their own counter of this direction */
+};
+
+enum osmp__coll_op { OSMP__OP_BARRIER, OSMP__OP_BCAST, OSMP__OP_REDUCE, OSMP__OP_ALLREDUCE, OSMP__OP_COUNT };
+
+#define OSMP__MAX_ARRANGEMENTS 6
+#define OSMP__MAX_DEPTH 64
+
+struct osmp__arrangement {
+    int radix;                /* 0: flat */
+    struct osmp__tree **trees; /* [root], built on first use */
+};
+
+struct osmp__thread_rv; /* in-process rendezvous of osmp_team_create_threads */
+
+struct osmp_team {
+    int rank, size;
+    pid_t *pids;
+    unsigned char *local; /* local[r]: rank r lives in this process */
+    int *cores;
+    osmp_topo_t topo; /* process-wide, not owned */
+    char hierarchy[128];
+    struct osmp_plan *plan; /* root 0 */
+
+    void *seg;
+    size_t seg_size, region_size;
+    int seg_private; /* a team of one keeps its region in private memory */
+    size_t chunk;    /* bytes per ring slot */
+    int depth;       /* slots per direction */
+    int single_copy; /* every pair can copy from the other's buffers */
+    size_t single_copy_min;
+    struct osmp__wait_policy wait;
+
+    uint64_t step; /* steps used so far; the same on every participant */
+    struct osmp__slot_rec rec[2][OSMP__MAX_DEPTH + 1]; /* [dir][slot], last = inline */
+
+    int radix_of[OSMP__OP_COUNT]; /* base case per operation: 0 flat, k > 0 k-ary, -1 auto */
+    struct osmp__arrangement arr[OSMP__MAX_ARRANGEMENTS];
+    int narr;
+
+    struct osmp__thread_rv *thread_rv; /* created on the first osmp_team_create_threads */
+    void *thread_rv_lock;              /* pthread_mutex_t, creation path only */
+};
+
+static inline struct osmp__region *osmp__region(osmp_team_t t, int rank)
+{
+    return (struct osmp__region *)((char *)t->seg + (size_t)rank * t->region_size);
+}
+
+static inline char *osmp__ring(osmp_team_t t, int rank, int dir, uint64_t step)
+{
+    return (char *)osmp__region(t, rank) + sizeof(struct osmp__region) +
+           ((size_t)dir * (size_t)t->depth + (size_t)(step % (uint64_t)t->depth)) * t->chunk;
+}
+
+/* The tree for an operation and root (built on first use). NULL on no memory. */
+const struct osmp__tree *osmp__tree_get(osmp_team_t t, enum osmp__coll_op op, size_t bytes, int root);
+
+/* Tree algorithms (tree.c). `in`/`out` are resolved (no OSMP_IN_PLACE). */
+int osmp__tree_bcast(osmp_team_t t, void *buf, size_t count, size_t esize, int root);
+int osmp__tree_reduce(osmp_team_t t, const void *in, void *out, size_t count, size_t esize, osmp__reduce_fn fn,
+                      int root, int all);
+int osmp__tree_barrier(osmp_team_t t);
+
+/* Flat algorithms through the root or pairwise (direct.c). */
+int osmp__gather(osmp_team_t t, const void *in, void *out, size_t bytes, int root);
+int osmp__scatter(osmp_team_t t, const void *in, void *out, size_t bytes, int root);
+int osmp__alltoall(osmp_team_t t, const void *in, void *out, size_t bytes);
+
+/* Data-path helpers (tree.c). */
+void osmp__wait_peer(osmp_team_t t, int rank, int dir, uint64_t step);
+void osmp__publish_own(osmp_team_t t, int dir, uint64_t step);
+/* Claim my slot for `step` (ring slot, or the inline area if `inline_slot`),
+ * waiting until the consumers of its previous content are done. */
+char *osmp__claim(osmp_team_t t, int dir, uint64_t step, int inline_slot, const int *consumers, int n);
+
+#endif

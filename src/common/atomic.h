@@ -1,0 +1,87 @@
+/*
+ * Every atomic, fence and CPU hint OSMP uses lives here (nowhere else may use
+ * <stdatomic.h> or __atomic builtins), so the memory-ordering story can be read
+ * in one place:
+ *  - a producer fills data, then publishes a counter with a release store;
+ *  - a consumer acquire-loads the counter, then reads the data;
+ *  - a sleeping waiter registers itself, then re-checks the counter; a producer
+ *    publishes, then checks for sleepers (both sides with full fences, the
+ *    Dekker pattern), so a wake-up is never lost.
+ */
+#ifndef OSMP_ATOMIC_H
+#define OSMP_ATOMIC_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+/* x86 and most ARM server parts move 64-byte lines; one writer per line avoids
+ * false sharing between a producer's flag and its neighbour's. */
+#define OSMP_CACHE_LINE 64
+
+typedef _Atomic uint64_t osmp_atomic64_t;
+typedef _Atomic uint32_t osmp_atomic32_t;
+
+static inline uint64_t osmp__load_acquire(osmp_atomic64_t *p)
+{
+    return atomic_load_explicit(p, memory_order_acquire);
+}
+
+static inline uint64_t osmp__load_relaxed(osmp_atomic64_t *p)
+{
+    return atomic_load_explicit(p, memory_order_relaxed);
+}
+
+static inline void osmp__store_release(osmp_atomic64_t *p, uint64_t v)
+{
+    atomic_store_explicit(p, v, memory_order_release);
+}
+
+static inline void osmp__store_relaxed(osmp_atomic64_t *p, uint64_t v)
+{
+    atomic_store_explicit(p, v, memory_order_relaxed);
+}
+
+static inline uint64_t osmp__fetch_add(osmp_atomic64_t *p, uint64_t v)
+{
+    return atomic_fetch_add_explicit(p, v, memory_order_acq_rel);
+}
+
+static inline uint32_t osmp__load32(osmp_atomic32_t *p)
+{
+    return atomic_load_explicit(p, memory_order_seq_cst);
+}
+
+static inline uint32_t osmp__fetch_add32(osmp_atomic32_t *p, uint32_t v)
+{
+    return atomic_fetch_add_explicit(p, v, memory_order_seq_cst);
+}
+
+static inline uint32_t osmp__fetch_sub32(osmp_atomic32_t *p, uint32_t v)
+{
+    return atomic_fetch_sub_explicit(p, v, memory_order_seq_cst);
+}
+
+static inline void osmp__fence_seq_cst(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
+static inline void osmp__cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#else
+    __asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+/* Counters only grow; compare through the signed difference so a counter that
+ * wraps past 2^64 still orders correctly against values within 2^63 of it. */
+static inline int osmp__seq_reached(uint64_t have, uint64_t want)
+{
+    return (int64_t)(have - want) >= 0;
+}
+
+#endif

@@ -1,0 +1,45 @@
+/* The knob table (see knobs.h) and its printer. */
+#include "knobs.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "osmp.h"
+#include "util.h"
+
+static const struct {
+    const char *name, *dflt, *doc;
+} table[] = {
+#define OSMP__KNOB_ROW(name, dflt, doc) {"OSMP_" #name, dflt, doc},
+    OSMP_KNOB_MAP(OSMP__KNOB_ROW)
+#undef OSMP__KNOB_ROW
+};
+
+const char *osmp__knob_str(enum osmp_knob k)
+{
+    const char *v = getenv(table[k].name);
+    return v && *v ? v : table[k].dflt;
+}
+
+long osmp__knob_long(enum osmp_knob k, long lo, long hi, char *err, size_t err_len)
+{
+    const char *s = osmp__knob_str(k);
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) {
+        osmp__why(err, err_len, "%s=\"%s\" must be an integer in %ld..%ld", table[k].name, s, lo, hi);
+        return -1;
+    }
+    return v;
+}
+
+void osmp_knobs_print(FILE *f)
+{
+    for (int k = 0; k < OSMP_KNOB_COUNT; k++) {
+        const char *v = getenv(table[k].name);
+        fprintf(f, "%-24s default %-8s %s%s%s%s\n", table[k].name, *table[k].dflt ? table[k].dflt : "\"\"",
+                table[k].doc, v ? " [set: " : "", v ? v : "", v ? "]" : "");
+    }
+}

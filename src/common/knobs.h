@@ -1,0 +1,39 @@
+/*
+ * Every knob of OSMP: one table, each entry an environment variable OSMP_<NAME>
+ * with a default and one line of documentation (osmp-topo --knobs prints it).
+ */
+#ifndef OSMP_KNOBS_H
+#define OSMP_KNOBS_H
+
+#include <stddef.h>
+
+/* X(NAME, default, doc) */
+#define OSMP_KNOB_MAP(X)                                                                                     \
+    X(HIERARCHY, "auto", "hierarchy spec of every team (auto: chosen from the machine; see osmp-topo)")     \
+    X(TOPOLOGY, "", "plan on this hwloc XML file (or synthetic:STRING) instead of the machine we run on")     \
+    X(CHUNK_SIZE, "16384", "bytes per pipeline chunk in a participant's buffers (64 .. 16777216)")           \
+    X(PIPELINE_DEPTH, "4", "chunks in flight per participant and direction (1 .. 64)")                      \
+    X(SINGLE_COPY, "auto", "copy large data once from the source buffer: auto (CMA between processes, "     \
+                           "loads between threads), cma, none")                                              \
+    X(SINGLE_COPY_MIN, "65536", "smallest message (bytes) that broadcast and allreduce copy once")          \
+    X(BARRIER_ALG, "auto", "base case in each group: auto (the selection table), flat, kary:K")             \
+    X(BCAST_ALG, "auto", "base case for broadcast: auto, flat, kary:K")                                     \
+    X(REDUCE_ALG, "auto", "base case for reduce: auto, flat, kary:K")                                       \
+    X(ALLREDUCE_ALG, "auto", "base case for allreduce: auto, flat, kary:K")                                 \
+    X(SPIN, "4000", "polls of a flag before yielding the core")                                             \
+    X(YIELDS, "50", "sched_yield calls before sleeping on a futex")
+
+enum osmp_knob {
+#define OSMP__KNOB_ENUM(name, dflt, doc) OSMP_KNOB_##name,
+    OSMP_KNOB_MAP(OSMP__KNOB_ENUM)
+#undef OSMP__KNOB_ENUM
+        OSMP_KNOB_COUNT
+};
+
+/* The value (environment or default); never NULL. */
+const char *osmp__knob_str(enum osmp_knob k);
+/* An integer knob in [lo, hi]; on a malformed or out-of-range value, writes a
+ * one-line reason into err and returns -1. */
+long osmp__knob_long(enum osmp_knob k, long lo, long hi, char *err, size_t err_len);
+
+#endif

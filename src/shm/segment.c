@@ -1,0 +1,64 @@
+/* POSIX shared memory segments: creation with unguessable names, attach, unlink. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "osmp.h"
+#include "shm.h"
+
+int osmp__seg_create(size_t size, char name[OSMP_SEG_NAME_MAX], void **addr)
+{
+    unsigned char rnd[12];
+    if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) return OSMP_ERR_SHM;
+    int n = snprintf(name, OSMP_SEG_NAME_MAX, "/osmp-%d-", (int)getpid());
+    for (size_t i = 0; i < sizeof(rnd) && n + 2 < OSMP_SEG_NAME_MAX; i++)
+        n += snprintf(name + n, (size_t)(OSMP_SEG_NAME_MAX - n), "%02x", rnd[i]);
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return OSMP_ERR_SHM;
+    if (ftruncate(fd, (off_t)size) != 0) {
+        close(fd);
+        shm_unlink(name);
+        return OSMP_ERR_SHM;
+    }
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        shm_unlink(name);
+        return OSMP_ERR_SHM;
+    }
+    *addr = p;
+    return OSMP_OK;
+}
+
+int osmp__seg_attach(const char *name, size_t size, void **addr)
+{
+    int fd = shm_open(name, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
+    if (fd < 0) return OSMP_ERR_SHM;
+    struct stat st;
+    /* A segment someone else created under a name we expected is not ours. */
+    if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077) || (size_t)st.st_size != size) {
+        close(fd);
+        return OSMP_ERR_SHM;
+    }
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) return OSMP_ERR_SHM;
+    *addr = p;
+    return OSMP_OK;
+}
+
+void osmp__seg_unlink(const char *name)
+{
+    if (name && name[0]) shm_unlink(name);
+}
+
+void osmp__seg_detach(void *addr, size_t size)
+{
+    if (addr) munmap(addr, size);
+}

@@ -1,0 +1,23 @@
+/* shm layer: segments and the single-copy engine (internal). */
+#ifndef OSMP_SHM_H
+#define OSMP_SHM_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define OSMP_SEG_NAME_MAX 48
+
+/* Create a segment of `size` bytes with an unguessable name ("/osmp-..."),
+ * O_EXCL and mode 0600, mapped at *addr. The caller unlinks it once every
+ * participant has mapped it. */
+int osmp__seg_create(size_t size, char name[OSMP_SEG_NAME_MAX], void **addr);
+/* Map a segment by name; refuses one owned by another user or of another size. */
+int osmp__seg_attach(const char *name, size_t size, void **addr);
+void osmp__seg_unlink(const char *name);
+void osmp__seg_detach(void *addr, size_t size);
+
+/* Copy len bytes at `src` in process `pid` into dst: plain loads when the source
+ * is in this process, Linux CMA (process_vm_readv) otherwise. */
+int osmp__copy_from(pid_t pid, int same_process, void *dst, const void *src, size_t len);
+
+#endif

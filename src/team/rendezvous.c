@@ -1,0 +1,42 @@
+/* Rendezvous allgather: write my record, barrier, read all, barrier (so the
+ * records may be overwritten by the next call). */
+#include "rendezvous.h"
+
+#include <string.h>
+
+#include "osmp.h"
+
+size_t osmp__rv_bytes(int size, size_t maxlen)
+{
+    return sizeof(struct osmp__rv) + (size_t)size * maxlen;
+}
+
+void osmp__rv_init(struct osmp__rv *rv, int size, size_t maxlen)
+{
+    memset(rv, 0, sizeof(*rv));
+    rv->size = (uint32_t)size;
+    rv->maxlen = (uint32_t)maxlen;
+}
+
+/* Sense by generation: the last to arrive resets the count, then opens the next generation. */
+void osmp__rv_barrier(struct osmp__rv *rv, const struct osmp__wait_policy *wait)
+{
+    uint64_t g = osmp__load_acquire(&rv->gen);
+    if (osmp__fetch_add(&rv->arrived, 1) + 1 == rv->size) {
+        osmp__store_relaxed(&rv->arrived, 0);
+        osmp__publish(&rv->gen, &rv->waiters, g + 1);
+    } else {
+        osmp__wait_reached(&rv->gen, &rv->waiters, g + 1, wait);
+    }
+}
+
+int osmp__rv_allgather(struct osmp__rv *rv, int rank, const void *send, void *recv, size_t len,
+                       const struct osmp__wait_policy *wait)
+{
+    if (len > rv->maxlen || rank < 0 || (uint32_t)rank >= rv->size) return OSMP_ERR_INVALID_ARG;
+    memcpy(rv->data + (size_t)rank * rv->maxlen, send, len);
+    osmp__rv_barrier(rv, wait);
+    for (uint32_t r = 0; r < rv->size; r++) memcpy((char *)recv + r * len, rv->data + r * rv->maxlen, len);
+    osmp__rv_barrier(rv, wait);
+    return OSMP_OK;
+}

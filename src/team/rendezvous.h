@@ -1,0 +1,28 @@
+/* A shared-memory allgather for bootstrapping: osmp-run's processes and the
+ * threads of osmp_team_create_threads meet here before a team exists. */
+#ifndef OSMP_RENDEZVOUS_H
+#define OSMP_RENDEZVOUS_H
+
+#include <stddef.h>
+
+#include "common/atomic.h"
+#include "shm/wait.h"
+
+struct osmp__rv {
+    osmp_atomic64_t arrived;
+    osmp_atomic64_t gen;
+    osmp_atomic32_t waiters;
+    uint32_t size;
+    uint32_t maxlen;
+    uint32_t pad;
+    char data[]; /* size * maxlen */
+};
+
+size_t osmp__rv_bytes(int size, size_t maxlen);
+void osmp__rv_init(struct osmp__rv *rv, int size, size_t maxlen);
+void osmp__rv_barrier(struct osmp__rv *rv, const struct osmp__wait_policy *wait);
+/* Everyone passes len <= maxlen bytes and receives size * len in rank order. */
+int osmp__rv_allgather(struct osmp__rv *rv, int rank, const void *send, void *recv, size_t len,
+                       const struct osmp__wait_policy *wait);
+
+#endif

@@ -1,0 +1,484 @@
+/*
+ * Teams: creation over an out-of-band allgather, the team segment, thread
+ * teams, osmp_init under osmp-run.
+ *
+ * Creation protocol (every participant):
+ *   1. Rank 0 reads the knobs that must agree (chunk, depth, hierarchy, ...),
+ *      creates the team segment (unguessable name, O_EXCL, 0600) and puts its
+ *      name in its record; everyone adds its pid, core and a status.
+ *   2. Allgather the records. Any bad status: everyone fails with it.
+ *   3. Everyone maps the segment and first-touches its own region (its pages then
+ *      live on its NUMA node), and probes whether it can read the next rank's
+ *      memory (Linux CMA) for single copy.
+ *   4. Allgather the outcome: this is also the point where all have mapped, so
+ *      rank 0 unlinks the name right after. Any failure: everyone fails.
+ * One segment per team, carved into per-participant regions: every group of the
+ * plan finds its members' mailboxes there, and /dev/shm holds one name only for
+ * the time of one exchange.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "coll/coll.h"
+#include "common/knobs.h"
+#include "common/util.h"
+#include "team/rendezvous.h"
+
+/* ---------------------------------------------------------------- topology */
+
+static pthread_once_t topo_once = PTHREAD_ONCE_INIT;
+static osmp_topo_t process_topo;
+static int process_topo_rc;
+static int process_topo_foreign; /* planning on another machine (OSMP_TOPOLOGY) */
+
+static void load_process_topo(void)
+{
+    const char *spec = osmp__knob_str(OSMP_KNOB_TOPOLOGY);
+    if (!*spec) {
+        process_topo_rc = osmp_topo_load(OSMP_TOPO_THIS_MACHINE, NULL, 0, &process_topo);
+    } else if (strncmp(spec, "synthetic:", 10) == 0) {
+        process_topo_rc = osmp_topo_load(OSMP_TOPO_SYNTHETIC, spec + 10, 0, &process_topo);
+        process_topo_foreign = 1;
+    } else {
+        process_topo_rc = osmp_topo_load(OSMP_TOPO_XML, spec, 0, &process_topo);
+        process_topo_foreign = 1;
+    }
+}
+
+static int get_topo(osmp_topo_t *t)
+{
+    pthread_once(&topo_once, load_process_topo);
+    *t = process_topo;
+    return process_topo_rc;
+}
+
+/* The logical core this thread runs on now, or 0 if the OS will not say. */
+static int current_core(osmp_topo_t topo)
+{
+    int cpu = sched_getcpu();
+    for (int i = 0; cpu >= 0 && i < osmp_topo_count(topo, OSMP_DOMAIN_PU); i++) {
+        const struct osmp_domain *pu = osmp_topo_domain(topo, OSMP_DOMAIN_PU, i);
+        if (pu->os_index == cpu) return pu->parent->logical_index;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- knobs */
+
+static int parse_alg(enum osmp_knob k, int *radix)
+{
+    const char *v = osmp__knob_str(k);
+    char *end;
+    if (strcmp(v, "auto") == 0) {
+        *radix = -1;
+    } else if (strcmp(v, "flat") == 0) {
+        *radix = 0;
+    } else if (strncmp(v, "kary:", 5) == 0 && (*radix = (int)strtol(v + 5, &end, 10)) >= 1 && *radix <= 64 &&
+               *end == '\0' && end != v + 5) {
+        /* radix set */
+    } else {
+        return OSMP_ERR_KNOB;
+    }
+    return OSMP_OK;
+}
+
+struct boot1 {
+    int32_t status, core, pid, single_copy_mode; /* mode: 0 none, 1 auto, 2 required */
+    uint64_t probe_addr, chunk, depth, single_copy_min;
+    int32_t radix[OSMP__OP_COUNT];
+    char seg_name[OSMP_SEG_NAME_MAX];
+    char hierarchy[128];
+};
+
+struct boot2 {
+    int32_t status, can_read_next;
+};
+
+static volatile uint64_t probe_word = 0x6f736d7070726f62ULL; /* read by the next rank to test CMA */
+
+static void report_knob(const char *why)
+{
+    fprintf(stderr, "osmp: %s\n", why);
+}
+
+/* Rank 0's shared settings, or the first problem with them. */
+static int read_shared_knobs(struct boot1 *b, osmp_topo_t topo, const char *hierarchy)
+{
+    char err[200];
+    long chunk = osmp__knob_long(OSMP_KNOB_CHUNK_SIZE, 64, 16 << 20, err, sizeof(err));
+    long depth = chunk < 0 ? -1 : osmp__knob_long(OSMP_KNOB_PIPELINE_DEPTH, 1, OSMP__MAX_DEPTH, err, sizeof(err));
+    long scmin = depth < 0 ? -1 : osmp__knob_long(OSMP_KNOB_SINGLE_COPY_MIN, 0, 1L << 40, err, sizeof(err));
+    if (scmin < 0) {
+        report_knob(err);
+        return OSMP_ERR_KNOB;
+    }
+    b->chunk = (uint64_t)chunk & ~(uint64_t)7; /* whole elements of every datatype */
+    b->depth = (uint64_t)depth;
+    b->single_copy_min = (uint64_t)scmin;
+    const char *sc = osmp__knob_str(OSMP_KNOB_SINGLE_COPY);
+    b->single_copy_mode = strcmp(sc, "none") == 0 ? 0 : strcmp(sc, "auto") == 0 ? 1 : strcmp(sc, "cma") == 0 ? 2 : -1;
+    if (b->single_copy_mode < 0) {
+        report_knob("OSMP_SINGLE_COPY must be auto, cma or none");
+        return OSMP_ERR_KNOB;
+    }
+    static const enum osmp_knob alg_knob[OSMP__OP_COUNT] = {OSMP_KNOB_BARRIER_ALG, OSMP_KNOB_BCAST_ALG,
+                                                            OSMP_KNOB_REDUCE_ALG, OSMP_KNOB_ALLREDUCE_ALG};
+    for (int op = 0; op < OSMP__OP_COUNT; op++)
+        if (parse_alg(alg_knob[op], &b->radix[op])) {
+            report_knob("OSMP_<OP>_ALG must be auto, flat or kary:K with K in 1..64");
+            return OSMP_ERR_KNOB;
+        }
+    const char *h = hierarchy ? hierarchy : osmp__knob_str(OSMP_KNOB_HIERARCHY);
+    if (strlen(h) >= sizeof(b->hierarchy)) {
+        report_knob("hierarchy spec too long");
+        return OSMP_ERR_SPEC;
+    }
+    struct osmp_spec_level lv[OSMP_SPEC_MAX_LEVELS];
+    int nl;
+    if (strcmp(h, "auto") != 0 && osmp_spec_parse(h, lv, &nl, err, sizeof(err)) != OSMP_OK) {
+        report_knob(err);
+        return OSMP_ERR_SPEC;
+    }
+    (void)topo;
+    snprintf(b->hierarchy, sizeof(b->hierarchy), "%s", h);
+    return OSMP_OK;
+}
+
+/* ---------------------------------------------------------------- create/destroy */
+
+static void free_team(osmp_team_t t)
+{
+    if (!t) return;
+    for (int i = 0; i < t->narr; i++) {
+        for (int r = 0; t->arr[i].trees && r < t->size; r++)
+            if (t->arr[i].trees[r]) {
+                free(t->arr[i].trees[r]->children);
+                free(t->arr[i].trees[r]);
+            }
+        free(t->arr[i].trees);
+    }
+    if (t->seg_private)
+        free(t->seg);
+    else
+        osmp__seg_detach(t->seg, t->seg_size);
+    if (t->thread_rv_lock) {
+        pthread_mutex_destroy(t->thread_rv_lock);
+        free(t->thread_rv_lock);
+    }
+    free(t->thread_rv);
+    osmp_plan_destroy(t->plan);
+    free(t->pids);
+    free(t->local);
+    free(t->cores);
+    free(t);
+}
+
+static int worst(const int32_t *status, int n, size_t stride)
+{
+    int w = OSMP_OK;
+    for (int r = 0; r < n; r++) {
+        int s = *(const int32_t *)(const void *)((const char *)status + (size_t)r * stride);
+        if (s < w) w = s;
+    }
+    return w;
+}
+
+int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
+{
+    if (!p || !out || p->size < 1 || p->rank < 0 || p->rank >= p->size || (p->size > 1 && !p->oob_allgather))
+        return OSMP_ERR_INVALID_ARG;
+    osmp_topo_t topo;
+    int rc = get_topo(&topo);
+    if (rc) return rc;
+    struct osmp_team *t = calloc(1, sizeof(*t));
+    struct boot1 *all1 = calloc((size_t)p->size, sizeof(*all1));
+    struct boot2 *all2 = calloc((size_t)p->size, sizeof(*all2));
+    if (t) {
+        t->pids = calloc((size_t)p->size, sizeof(*t->pids));
+        t->local = calloc((size_t)p->size, 1);
+        t->cores = calloc((size_t)p->size, sizeof(*t->cores));
+        t->thread_rv_lock = malloc(sizeof(pthread_mutex_t));
+    }
+    if (!t || !all1 || !all2 || !t->pids || !t->local || !t->cores || !t->thread_rv_lock) {
+        /* still take part in the exchange so the others fail instead of waiting */
+        rc = OSMP_ERR_NO_MEMORY;
+    } else {
+        pthread_mutex_init(t->thread_rv_lock, NULL);
+    }
+    struct boot1 mine = {0};
+    mine.status = rc;
+    mine.pid = (int32_t)getpid();
+    mine.probe_addr = (uint64_t)(uintptr_t)&probe_word;
+    mine.core = p->core >= 0 ? p->core : process_topo_foreign ? p->rank % osmp_topo_ncores(topo) : current_core(topo);
+    if (mine.core >= osmp_topo_ncores(topo) && !mine.status) mine.status = OSMP_ERR_RANGE;
+    void *seg = NULL;
+    size_t region_size = 0, seg_size = 0;
+    if (p->rank == 0 && !mine.status) { /* 1 */
+        mine.status = read_shared_knobs(&mine, topo, p->hierarchy);
+        if (!mine.status) {
+            region_size = (sizeof(struct osmp__region) + 2 * mine.depth * mine.chunk + 4095) & ~(size_t)4095;
+            seg_size = region_size * (size_t)p->size;
+            if (p->size == 1) {
+                seg = aligned_alloc(4096, seg_size);
+                mine.status = seg ? OSMP_OK : OSMP_ERR_NO_MEMORY;
+            } else {
+                mine.status = osmp__seg_create(seg_size, mine.seg_name, &seg);
+            }
+        }
+    }
+    if (p->size == 1) {
+        *all1 = mine;
+    } else if (p->oob_allgather(p->oob_ctx, &mine, all1, sizeof(mine))) { /* 2 */
+        rc = OSMP_ERR_BOOTSTRAP;
+        goto fail;
+    }
+    rc = worst(&all1[0].status, p->size, sizeof(*all1));
+    if (rc) goto fail;
+
+    const struct boot1 *r0 = &all1[0];
+    t->rank = p->rank;
+    t->size = p->size;
+    t->topo = topo;
+    t->chunk = r0->chunk;
+    t->depth = (int)r0->depth;
+    t->single_copy_min = r0->single_copy_min;
+    memcpy(t->radix_of, r0->radix, sizeof(t->radix_of));
+    snprintf(t->hierarchy, sizeof(t->hierarchy), "%s", r0->hierarchy);
+    t->region_size = (sizeof(struct osmp__region) + 2 * r0->depth * r0->chunk + 4095) & ~(size_t)4095;
+    t->seg_size = t->region_size * (size_t)t->size;
+    for (int r = 0; r < t->size; r++) {
+        t->pids[r] = all1[r].pid;
+        t->local[r] = all1[r].pid == mine.pid;
+        t->cores[r] = all1[r].core;
+    }
+    char err[128];
+    t->wait.spin = osmp__knob_long(OSMP_KNOB_SPIN, 0, 1L << 30, err, sizeof(err));
+    t->wait.yields = osmp__knob_long(OSMP_KNOB_YIELDS, 0, 1L << 30, err, sizeof(err));
+    if (t->wait.spin < 0) t->wait.spin = 4000;
+    if (t->wait.yields < 0) t->wait.yields = 50;
+    cpu_set_t allowed;
+    /* More participants than cores: a spinning waiter only delays the peer it waits for. */
+    if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && t->size > CPU_COUNT(&allowed) && t->wait.spin > 50)
+        t->wait.spin = 50;
+
+    struct boot2 mine2 = {OSMP_OK, 1};
+    if (p->rank == 0) {
+        t->seg = seg;
+        t->seg_private = p->size == 1;
+    } else {
+        mine2.status = osmp__seg_attach(r0->seg_name, t->seg_size, &t->seg); /* 3 */
+    }
+    if (!mine2.status) memset(osmp__region(t, t->rank), 0, t->region_size); /* first touch */
+    int next = (t->rank + 1) % t->size;
+    if (!t->local[next]) {
+        uint64_t v = 0;
+        mine2.can_read_next = osmp__copy_from(t->pids[next], 0, &v, (const void *)(uintptr_t)all1[next].probe_addr,
+                                              sizeof(v)) == OSMP_OK &&
+                              v == probe_word;
+    }
+    if (p->size > 1 && p->oob_allgather(p->oob_ctx, &mine2, all2, sizeof(mine2))) { /* 4 */
+        rc = OSMP_ERR_BOOTSTRAP;
+        goto fail;
+    }
+    if (p->size == 1) *all2 = mine2;
+    if (p->rank == 0 && p->size > 1) osmp__seg_unlink(r0->seg_name);
+    rc = worst(&all2[0].status, p->size, sizeof(*all2));
+    int readable = 1;
+    for (int r = 0; r < p->size; r++) readable &= all2[r].can_read_next;
+    t->single_copy = r0->single_copy_mode && readable;
+    if (!rc && r0->single_copy_mode == 2 && !readable) rc = OSMP_ERR_UNSUPPORTED;
+    if (!rc) rc = osmp_plan_create(topo, t->cores, t->size, t->hierarchy, 0, &t->plan);
+    if (rc) goto fail_mapped;
+    free(all1);
+    free(all2);
+    *out = t;
+    return OSMP_OK;
+
+fail:
+    if (p->rank == 0 && seg) {
+        if (p->size > 1) {
+            osmp__seg_unlink(mine.seg_name);
+            osmp__seg_detach(seg, seg_size);
+        } else {
+            free(seg);
+        }
+    }
+    if (t) t->seg = NULL;
+fail_mapped:
+    free_team(t);
+    free(all1);
+    free(all2);
+    return rc;
+}
+
+int osmp_team_destroy(osmp_team_t t)
+{
+    if (!t) return OSMP_ERR_INVALID_ARG;
+    /* Nobody may still read my region when it goes away. */
+    int rc = osmp__tree_barrier(t);
+    free_team(t);
+    return rc;
+}
+
+int osmp_team_rank(osmp_team_t t)
+{
+    return t ? t->rank : OSMP_ERR_INVALID_ARG;
+}
+
+int osmp_team_size(osmp_team_t t)
+{
+    return t ? t->size : OSMP_ERR_INVALID_ARG;
+}
+
+const struct osmp_plan *osmp_team_plan(osmp_team_t t)
+{
+    return t ? t->plan : NULL;
+}
+
+/* ---------------------------------------------------------------- threads */
+
+/* Records of team creation are small; this bounds them. */
+#define THREAD_RV_MAXLEN 512
+
+struct osmp__thread_rv {
+    int nthreads;
+    struct osmp__wait_policy wait;
+    char *all;         /* parent size * nthreads * maxlen */
+    struct osmp__rv *rv; /* nthreads records of maxlen */
+};
+
+struct thread_oob {
+    osmp_team_t parent;
+    struct osmp__thread_rv *trv;
+    int index;
+};
+
+/* Allgather for threads of several processes: the threads of a process meet in
+ * memory, thread 0 exchanges the process's records over the parent team. */
+static int thread_oob_allgather(void *ctx, const void *send, void *recv, size_t len)
+{
+    struct thread_oob *o = ctx;
+    struct osmp__thread_rv *trv = o->trv;
+    struct osmp__rv *rv = trv->rv;
+    int T = trv->nthreads, P = o->parent->size;
+    if (len > THREAD_RV_MAXLEN) return -1;
+    memcpy(rv->data + (size_t)o->index * len, send, len); /* packed: T records of len */
+    osmp__rv_barrier(rv, &trv->wait);
+    int rc = OSMP_OK;
+    if (o->index == 0) rc = osmp_allgather(o->parent, rv->data, trv->all, (size_t)T * len, OSMP_UINT8);
+    osmp__rv_barrier(rv, &trv->wait);
+    memcpy(recv, trv->all, (size_t)P * (size_t)T * len);
+    osmp__rv_barrier(rv, &trv->wait);
+    return rc;
+}
+
+int osmp_team_create_threads(osmp_team_t parent, int nthreads, int index, osmp_team_t *team)
+{
+    if (!parent || !team || nthreads < 1 || index < 0 || index >= nthreads) return OSMP_ERR_INVALID_ARG;
+    pthread_mutex_lock(parent->thread_rv_lock);
+    if (!parent->thread_rv) {
+        struct osmp__thread_rv *trv = calloc(1, sizeof(*trv));
+        if (trv) {
+            trv->nthreads = nthreads;
+            trv->wait = parent->wait;
+            if (parent->size * nthreads > (int)sysconf(_SC_NPROCESSORS_ONLN)) trv->wait.spin = 50;
+            trv->all = malloc((size_t)parent->size * (size_t)nthreads * THREAD_RV_MAXLEN);
+            trv->rv = malloc(osmp__rv_bytes(nthreads, THREAD_RV_MAXLEN));
+            if (!trv->all || !trv->rv) {
+                free(trv->all);
+                free(trv->rv);
+                free(trv);
+                trv = NULL;
+            } else {
+                osmp__rv_init(trv->rv, nthreads, THREAD_RV_MAXLEN);
+            }
+        }
+        parent->thread_rv = trv;
+    }
+    struct osmp__thread_rv *trv = parent->thread_rv;
+    pthread_mutex_unlock(parent->thread_rv_lock);
+    if (!trv) return OSMP_ERR_NO_MEMORY;
+    if (trv->nthreads != nthreads) return OSMP_ERR_INVALID_ARG;
+    struct thread_oob oob = {parent, trv, index};
+    osmp_topo_t topo;
+    get_topo(&topo);
+    struct osmp_team_params p = {
+        .rank = parent->rank * nthreads + index,
+        .size = parent->size * nthreads,
+        /* On a foreign machine the threads share their process's planning core. */
+        .core = process_topo_foreign ? parent->cores[parent->rank] : -1,
+        .hierarchy = parent->hierarchy,
+        .oob_allgather = thread_oob_allgather,
+        .oob_ctx = &oob,
+    };
+    return osmp_team_create(&p, team);
+}
+
+/* ---------------------------------------------------------------- init */
+
+static osmp_team_t world;
+static struct osmp__rv *run_rv;
+static size_t run_rv_bytes;
+static int run_rank;
+static struct osmp__wait_policy run_wait = {50, 1000000};
+
+static int run_allgather(void *ctx, const void *send, void *recv, size_t len)
+{
+    (void)ctx;
+    return osmp__rv_allgather(run_rv, run_rank, send, recv, len, &run_wait);
+}
+
+static int env_int(const char *name, int *v)
+{
+    const char *s = getenv(name);
+    char *end;
+    if (!s) return -1;
+    long x = strtol(s, &end, 10);
+    if (*s == '\0' || *end || x < 0 || x > (1 << 24)) return -1;
+    *v = (int)x;
+    return 0;
+}
+
+int osmp_init(osmp_team_t *out)
+{
+    if (!out) return OSMP_ERR_INVALID_ARG;
+    if (world) {
+        *out = world;
+        return OSMP_OK;
+    }
+    struct osmp_team_params p = {.rank = 0, .size = 1, .core = -1};
+    int fd;
+    if (getenv("OSMP_RUN_FD")) { /* started by osmp-run */
+        struct stat st;
+        if (env_int("OSMP_RUN_FD", &fd) || env_int("OSMP_RUN_RANK", &p.rank) || env_int("OSMP_RUN_SIZE", &p.size) ||
+            fstat(fd, &st) != 0)
+            return OSMP_ERR_BOOTSTRAP;
+        if (env_int("OSMP_RUN_CORE", &p.core)) p.core = -1;
+        run_rv_bytes = (size_t)st.st_size;
+        run_rv = mmap(NULL, run_rv_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
+        if (run_rv == MAP_FAILED || run_rv->size != (uint32_t)p.size) return OSMP_ERR_BOOTSTRAP;
+        run_rank = p.rank;
+        p.oob_allgather = run_allgather;
+    }
+    int rc = osmp_team_create(&p, &world);
+    if (rc) return rc;
+    *out = world;
+    return OSMP_OK;
+}
+
+int osmp_finalize(void)
+{
+    int rc = OSMP_OK;
+    if (world) rc = osmp_team_destroy(world);
+    world = NULL;
+    if (run_rv) munmap(run_rv, run_rv_bytes);
+    run_rv = NULL;
+    return rc;
+}
