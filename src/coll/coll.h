@@ -44,7 +44,7 @@ struct osmp__tree {
 
 /* Who must have consumed a slot before its owner writes it again. */
 struct osmp__slot_rec {
-    uint64_t seq; /* step of the last write, 0 if never written */
+    uint64_t seq; /* step the consumers publish when done with the last write, 0 if never written */
     const int *consumers;
     int nconsumers;
     int one; /* storage when there is a single consumer */
@@ -84,7 +84,8 @@ struct osmp_team {
     uint64_t step; /* steps used so far; the same on every participant */
     struct osmp__slot_rec rec[2][OSMP__MAX_DEPTH + 1]; /* [dir][slot], last = inline */
 
-    int radix_of[OSMP__OP_COUNT]; /* base case per operation: 0 flat, k > 0 k-ary, -1 auto */
+    int radix_of[OSMP__OP_COUNT]; /* base case per operation: 0 flat, k > 0 k-ary, -1 auto, OSMP__ALG_DIRECT */
+    int *peers;                   /* every rank but mine, ascending */
     struct osmp__arrangement arr[OSMP__MAX_ARRANGEMENTS];
     int narr;
 
@@ -112,6 +113,20 @@ int osmp__tree_reduce(osmp_team_t t, const void *in, void *out, size_t count, si
                       int root, int all);
 int osmp__tree_barrier(osmp_team_t t);
 
+/* Algorithms for a team that forms one group (flat.c): every rank reads every
+ * other rank's mailbox, no leader. */
+#define OSMP__ALG_DIRECT (-2)
+int osmp__flat_team(osmp_team_t t);
+int osmp__direct_allreduce(osmp_team_t t, const void *in, void *out, size_t count, size_t esize,
+                           osmp__reduce_fn fn);
+int osmp__sliced_allreduce(osmp_team_t t, const void *in, void *out, size_t count, size_t esize,
+                           osmp__reduce_fn fn);
+int osmp__direct_barrier(osmp_team_t t);
+
+/* The choice between tree and flat algorithms (select.c). */
+int osmp__allreduce(osmp_team_t t, const void *in, void *out, size_t count, size_t esize, osmp__reduce_fn fn);
+int osmp__barrier(osmp_team_t t);
+
 /* Flat algorithms through the root or pairwise (direct.c). */
 int osmp__gather(osmp_team_t t, const void *in, void *out, size_t bytes, int root);
 int osmp__scatter(osmp_team_t t, const void *in, void *out, size_t bytes, int root);
@@ -121,7 +136,10 @@ int osmp__alltoall(osmp_team_t t, const void *in, void *out, size_t bytes);
 void osmp__wait_peer(osmp_team_t t, int rank, int dir, uint64_t step);
 void osmp__publish_own(osmp_team_t t, int dir, uint64_t step);
 /* Claim my slot for `step` (ring slot, or the inline area if `inline_slot`),
- * waiting until the consumers of its previous content are done. */
-char *osmp__claim(osmp_team_t t, int dir, uint64_t step, int inline_slot, const int *consumers, int n);
+ * waiting until the consumers of its previous content are done. The new
+ * content's consumers will say they are done by publishing signal_step on their
+ * own counter of direction signal_dir. */
+char *osmp__claim(osmp_team_t t, int dir, uint64_t step, int inline_slot, const int *consumers, int n,
+                  int signal_dir, uint64_t signal_step);
 
 #endif

@@ -56,7 +56,7 @@ int osmp__gather(osmp_team_t t, const void *in, void *out, size_t bytes, int roo
         uint64_t s = base + 1 + c;
         size_t off = c * t->chunk, n = bytes - off < t->chunk ? bytes - off : t->chunk;
         if (me != root) { /* 1 */
-            memcpy(osmp__claim(t, OSMP__UP, s, 0, &root, 1), (const char *)in + off, n);
+            memcpy(osmp__claim(t, OSMP__UP, s, 0, &root, 1, OSMP__UP, s), (const char *)in + off, n);
             osmp__publish_own(t, OSMP__UP, s);
             continue;
         }
@@ -108,7 +108,7 @@ int osmp__scatter(osmp_team_t t, const void *in, void *out, size_t bytes, int ro
             if (r == root) continue;
             uint64_t s = base + 1 + c * (uint64_t)t->size + (uint64_t)r;
             if (me == root) { /* 1 */
-                memcpy(osmp__claim(t, OSMP__DOWN, s, 0, &r, 1), (const char *)in + (size_t)r * bytes + off, n);
+                memcpy(osmp__claim(t, OSMP__DOWN, s, 0, &r, 1, OSMP__DOWN, s), (const char *)in + (size_t)r * bytes + off, n);
                 osmp__publish_own(t, OSMP__DOWN, s);
             } else if (me == r) { /* 2 */
                 osmp__wait_peer(t, root, OSMP__DOWN, s);

@@ -33,12 +33,14 @@ void osmp__publish_own(osmp_team_t t, int dir, uint64_t step)
     osmp__publish(&c->seq, &c->waiters, step);
 }
 
-char *osmp__claim(osmp_team_t t, int dir, uint64_t step, int inline_slot, const int *consumers, int n)
+char *osmp__claim(osmp_team_t t, int dir, uint64_t step, int inline_slot, const int *consumers, int n,
+                  int signal_dir, uint64_t signal_step)
 {
     struct osmp__slot_rec *rec = &t->rec[dir][inline_slot ? t->depth : (int)(step % (uint64_t)t->depth)];
     if (rec->seq)
-        for (int i = 0; i < rec->nconsumers; i++) osmp__wait_peer(t, rec->consumers[i], dir, rec->seq);
-    rec->seq = step;
+        for (int i = 0; i < rec->nconsumers; i++) osmp__wait_peer(t, rec->consumers[i], rec->dir, rec->seq);
+    rec->seq = signal_step;
+    rec->dir = signal_dir;
     rec->nconsumers = n;
     if (n == 1) {
         rec->one = consumers[0];
@@ -145,7 +147,7 @@ static void up_step(const struct pass *p, size_t c, const char *in, char *out, o
     uint64_t s = p->base + 1 + c;
     size_t off = c * p->per_chunk, n = p->count - off < p->per_chunk ? p->count - off : p->per_chunk;
     char *dst = p->tree->parent < 0 ? out + off * p->esize
-                                    : osmp__claim(t, OSMP__UP, s, p->inline_slot, &p->tree->parent, 1);
+                                    : osmp__claim(t, OSMP__UP, s, p->inline_slot, &p->tree->parent, 1, OSMP__UP, s);
     if (dst != in + off * p->esize) memcpy(dst, in + off * p->esize, n * p->esize);
     for (int i = 0; i < p->tree->nchildren; i++) {
         osmp__wait_peer(t, p->tree->children[i], OSMP__UP, s);
@@ -168,7 +170,8 @@ static void down_step(const struct pass *p, size_t c, char *buf)
         memcpy(mine, peer_data(t, p->tree->parent, OSMP__DOWN, s, p->inline_slot), n * p->esize);
     }
     if (p->tree->nchildren) {
-        char *dst = osmp__claim(t, OSMP__DOWN, s, p->inline_slot, p->tree->children, p->tree->nchildren);
+        char *dst = osmp__claim(t, OSMP__DOWN, s, p->inline_slot, p->tree->children, p->tree->nchildren,
+                                OSMP__DOWN, s);
         memcpy(dst, mine, n * p->esize);
     }
     osmp__publish_own(t, OSMP__DOWN, s);

@@ -11,15 +11,15 @@
 #define OSMP_KNOB_MAP(X)                                                                                     \
     X(HIERARCHY, "auto", "hierarchy spec of every team (auto: chosen from the machine; see osmp-topo)")     \
     X(TOPOLOGY, "", "plan on this hwloc XML file (or synthetic:STRING) instead of the machine we run on")     \
-    X(CHUNK_SIZE, "16384", "bytes per pipeline chunk in a participant's buffers (64 .. 16777216)")           \
-    X(PIPELINE_DEPTH, "4", "chunks in flight per participant and direction (1 .. 64)")                      \
+    X(CHUNK_SIZE, "32768", "bytes per pipeline chunk in a participant's buffers (64 .. 16777216)")           \
+    X(PIPELINE_DEPTH, "8", "chunks in flight per participant and direction (1 .. 64)")                      \
     X(SINGLE_COPY, "auto", "copy large data once from the source buffer: auto (CMA between processes, "     \
                            "loads between threads), cma, none")                                              \
-    X(SINGLE_COPY_MIN, "65536", "smallest message (bytes) that broadcast and allreduce copy once")          \
-    X(BARRIER_ALG, "auto", "base case in each group: auto (the selection table), flat, kary:K")             \
-    X(BCAST_ALG, "auto", "base case for broadcast: auto, flat, kary:K")                                     \
-    X(REDUCE_ALG, "auto", "base case for reduce: auto, flat, kary:K")                                       \
-    X(ALLREDUCE_ALG, "auto", "base case for allreduce: auto, flat, kary:K")                                 \
+    X(SINGLE_COPY_MIN, "4194304", "smallest message (bytes) that broadcast and allreduce copy once")          \
+    X(BARRIER_ALG, "auto", "barrier: auto (the selection table), flat or kary:K (tree base case), direct")   \
+    X(BCAST_ALG, "auto", "broadcast: auto, flat, kary:K")                                                   \
+    X(REDUCE_ALG, "auto", "reduce: auto, flat, kary:K")                                                     \
+    X(ALLREDUCE_ALG, "auto", "allreduce: auto, flat, kary:K, direct (all-read small, sliced large)")        \
     X(SPIN, "4000", "polls of a flag before yielding the core")                                             \
     X(YIELDS, "50", "sched_yield calls before sleeping on a futex")
 

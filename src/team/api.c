@@ -26,7 +26,7 @@ static size_t esize_of(osmp_dtype_t dtype, size_t count, size_t nblocks)
 int osmp_barrier(osmp_team_t t)
 {
     CHECK_TEAM(t);
-    return osmp__tree_barrier(t);
+    return osmp__barrier(t);
 }
 
 int osmp_bcast(osmp_team_t t, void *buf, size_t count, osmp_dtype_t dtype, int root)
@@ -64,7 +64,7 @@ int osmp_allreduce(osmp_team_t t, const void *sendbuf, void *recvbuf, size_t cou
     size_t e = esize_of(dtype, count, 1);
     if (!e || (count && (!sendbuf || !recvbuf))) return OSMP_ERR_INVALID_ARG;
     if (!count) return OSMP_OK;
-    return osmp__tree_reduce(t, sendbuf == OSMP_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, e, fn, 0, 1);
+    return osmp__allreduce(t, sendbuf == OSMP_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, e, fn);
 }
 
 int osmp_gather(osmp_team_t t, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype, int root)

@@ -77,6 +77,8 @@ static int parse_alg(enum osmp_knob k, int *radix)
     char *end;
     if (strcmp(v, "auto") == 0) {
         *radix = -1;
+    } else if (strcmp(v, "direct") == 0) {
+        *radix = OSMP__ALG_DIRECT;
     } else if (strcmp(v, "flat") == 0) {
         *radix = 0;
     } else if (strncmp(v, "kary:", 5) == 0 && (*radix = (int)strtol(v + 5, &end, 10)) >= 1 && *radix <= 64 &&
@@ -131,7 +133,7 @@ static int read_shared_knobs(struct boot1 *b, osmp_topo_t topo, const char *hier
                                                             OSMP_KNOB_REDUCE_ALG, OSMP_KNOB_ALLREDUCE_ALG};
     for (int op = 0; op < OSMP__OP_COUNT; op++)
         if (parse_alg(alg_knob[op], &b->radix[op])) {
-            report_knob("OSMP_<OP>_ALG must be auto, flat or kary:K with K in 1..64");
+            report_knob("OSMP_<OP>_ALG must be auto, flat, kary:K with K in 1..64, or direct");
             return OSMP_ERR_KNOB;
         }
     const char *h = hierarchy ? hierarchy : osmp__knob_str(OSMP_KNOB_HIERARCHY);
@@ -174,6 +176,7 @@ static void free_team(osmp_team_t t)
     free(t->thread_rv);
     osmp_plan_destroy(t->plan);
     free(t->pids);
+    free(t->peers);
     free(t->local);
     free(t->cores);
     free(t);
@@ -203,9 +206,10 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
         t->pids = calloc((size_t)p->size, sizeof(*t->pids));
         t->local = calloc((size_t)p->size, 1);
         t->cores = calloc((size_t)p->size, sizeof(*t->cores));
+        t->peers = calloc((size_t)p->size, sizeof(*t->peers));
         t->thread_rv_lock = malloc(sizeof(pthread_mutex_t));
     }
-    if (!t || !all1 || !all2 || !t->pids || !t->local || !t->cores || !t->thread_rv_lock) {
+    if (!t || !all1 || !all2 || !t->pids || !t->local || !t->cores || !t->peers || !t->thread_rv_lock) {
         /* still take part in the exchange so the others fail instead of waiting */
         rc = OSMP_ERR_NO_MEMORY;
     } else {
@@ -252,6 +256,8 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     snprintf(t->hierarchy, sizeof(t->hierarchy), "%s", r0->hierarchy);
     t->region_size = (sizeof(struct osmp__region) + 2 * r0->depth * r0->chunk + 4095) & ~(size_t)4095;
     t->seg_size = t->region_size * (size_t)t->size;
+    for (int r = 0, k = 0; r < t->size; r++)
+        if (r != t->rank) t->peers[k++] = r;
     for (int r = 0; r < t->size; r++) {
         t->pids[r] = all1[r].pid;
         t->local[r] = all1[r].pid == mine.pid;
