@@ -152,6 +152,16 @@ static int read_shared_knobs(struct boot1 *b, osmp_topo_t topo, const char *hier
     return OSMP_OK;
 }
 
+/* Records of team creation are small; this bounds them. */
+#define THREAD_RV_MAXLEN 512
+
+struct osmp__thread_rv {
+    int nthreads;
+    struct osmp__wait_policy wait;
+    char *all;         /* parent size * nthreads * maxlen */
+    struct osmp__rv *rv; /* nthreads records of maxlen */
+};
+
 /* ---------------------------------------------------------------- create/destroy */
 
 static void free_team(osmp_team_t t)
@@ -173,7 +183,11 @@ static void free_team(osmp_team_t t)
         pthread_mutex_destroy(t->thread_rv_lock);
         free(t->thread_rv_lock);
     }
-    free(t->thread_rv);
+    if (t->thread_rv) {
+        free(t->thread_rv->all);
+        free(t->thread_rv->rv);
+        free(t->thread_rv);
+    }
     osmp_plan_destroy(t->plan);
     free(t->pids);
     free(t->peers);
@@ -348,16 +362,6 @@ const struct osmp_plan *osmp_team_plan(osmp_team_t t)
 }
 
 /* ---------------------------------------------------------------- threads */
-
-/* Records of team creation are small; this bounds them. */
-#define THREAD_RV_MAXLEN 512
-
-struct osmp__thread_rv {
-    int nthreads;
-    struct osmp__wait_policy wait;
-    char *all;         /* parent size * nthreads * maxlen */
-    struct osmp__rv *rv; /* nthreads records of maxlen */
-};
 
 struct thread_oob {
     osmp_team_t parent;

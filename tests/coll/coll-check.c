@@ -366,10 +366,10 @@ static void run_checks(osmp_team_t t)
         size_t count = counts[ci];
         int small = count <= 64;
         if (!level_full && count > 65536) continue;
-        /* every root for small teams and counts; the ends and the middle otherwise */
-        int roots[3] = {0, n - 1, n / 2}, nroots = 3;
-        for (int root = 0; root < ((small && n <= 11) ? n : nroots); root++) {
-            int rt = (small && n <= 11) ? root : roots[root];
+        /* every root for teams up to 11 and counts up to 1000; the ends and the middle otherwise */
+        int roots[3] = {0, n - 1, n / 2}, every = n <= 11 && count <= 1000;
+        for (int root = 0; root < (every ? n : 3); root++) {
+            int rt = every ? root : roots[root];
             /* the full dtype x op matrix for small counts, a rotating subset beyond */
             for (int d = 0; d < OSMP_DTYPE_COUNT; d++)
                 for (int op = 0; op < OSMP_OP_COUNT; op++) {
