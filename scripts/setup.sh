@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake pkg-config libhwloc-dev hwloc libopenmpi-dev openmpi-bin)
+packages=(build-essential cmake pkg-config libhwloc-dev hwloc libopenmpi-dev openmpi-bin mpich libmpich-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -21,7 +21,13 @@
     X(REDUCE_ALG, "auto", "reduce: auto, flat, kary:K")                                                     \
     X(ALLREDUCE_ALG, "auto", "allreduce: auto, flat, kary:K, direct (all-read small, sliced large)")        \
     X(SPIN, "4000", "polls of a flag before yielding the core")                                             \
-    X(YIELDS, "50", "sched_yield calls before sleeping on a futex")
+    X(YIELDS, "50", "sched_yield calls before sleeping on a futex")                                         \
+    X(VERBOSE, "0", "libosmp_mpi: 1 prints why calls fall back (once per reason) and per-call counts at "    \
+                    "MPI_Finalize")                                                                          \
+    X(MPI_DISABLE, "0", "libosmp_mpi: 1 passes every call to the MPI library; or a list of operations to "   \
+                        "pass, e.g. allreduce,bcast")                                                        \
+    X(MPI_PSEUDO_NODES, "1", "libosmp_mpi: split each node into this many pseudo-nodes (tests the "         \
+                             "inter-node path on one machine)")
 
 enum osmp_knob {
 #define OSMP__KNOB_ENUM(name, dflt, doc) OSMP_KNOB_##name,
