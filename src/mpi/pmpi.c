@@ -58,6 +58,10 @@ static const char *const reason_text[R_NREASONS] = {
 };
 static osmp_atomic64_t reason_seen[R_NREASONS];
 
+static int keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t keyval_once = PTHREAD_ONCE_INIT; /* keyval, knobs and the datatype table */
+static void create_keyval(void);
+
 static int verbose = -1;
 static unsigned disabled_mask; /* bit per call */
 
@@ -92,23 +96,65 @@ static int pass(enum call c, enum reason r)
     return 0;
 }
 
-/* Number of calls accelerated and passed through for one operation name. */
-EXPORT int osmp_mpi_stat(const char *op, long *acc, long *through)
-{
-    for (int c = 0; c < C_COUNT; c++)
-        if (op && strcmp(op, call_names[c]) == 0) {
-            if (acc) *acc = (long)osmp__load_relaxed(&accelerated[c]);
-            if (through) *through = (long)osmp__load_relaxed(&passed[c]);
-            return 0;
-        }
-    return -1;
-}
-
 /* ---------------------------------------------------------------- types */
 
-/* Any predefined, contiguous datatype moves as bytes; returns its size or -1. */
+/* Predefined datatypes OSMP knows, filled once after MPI_Init: handles are
+ * compared directly, so the common case makes no MPI call. */
+static struct {
+    MPI_Datatype dt;
+    int size;
+    int odt; /* osmp_dtype_t, or -1 for types that only move (bytes, chars) */
+} known[32];
+static int nknown;
+
+static void add_known(MPI_Datatype dt, int odt_signed, int odt_unsigned, int is_signed)
+{
+    int size;
+    if (dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS) return;
+    int odt = -1;
+    if (odt_signed == -2) /* integer: the OSMP type follows the size */
+        odt = (is_signed ? (int)OSMP_INT8 : (int)OSMP_UINT8) + (size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3);
+    else if (odt_signed >= 0)
+        odt = odt_signed;
+    (void)odt_unsigned;
+    known[nknown].dt = dt;
+    known[nknown].size = size;
+    known[nknown].odt = odt;
+    nknown++;
+}
+
+static void fill_known(void)
+{
+    add_known(MPI_DOUBLE, OSMP_DOUBLE, 0, 0); /* most frequent first */
+    add_known(MPI_INT, -2, 0, 1);
+    add_known(MPI_FLOAT, OSMP_FLOAT, 0, 0);
+    add_known(MPI_LONG, -2, 0, 1);
+    add_known(MPI_BYTE, -1, 0, 0);
+    add_known(MPI_CHAR, -1, 0, 0);
+    add_known(MPI_UNSIGNED_CHAR, -2, 0, 0);
+    add_known(MPI_SIGNED_CHAR, -2, 0, 1);
+    add_known(MPI_SHORT, -2, 0, 1);
+    add_known(MPI_UNSIGNED_SHORT, -2, 0, 0);
+    add_known(MPI_UNSIGNED, -2, 0, 0);
+    add_known(MPI_UNSIGNED_LONG, -2, 0, 0);
+    add_known(MPI_LONG_LONG, -2, 0, 1);
+    add_known(MPI_UNSIGNED_LONG_LONG, -2, 0, 0);
+    add_known(MPI_INT8_T, -2, 0, 1);
+    add_known(MPI_INT16_T, -2, 0, 1);
+    add_known(MPI_INT32_T, -2, 0, 1);
+    add_known(MPI_INT64_T, -2, 0, 1);
+    add_known(MPI_UINT8_T, -2, 0, 0);
+    add_known(MPI_UINT16_T, -2, 0, 0);
+    add_known(MPI_UINT32_T, -2, 0, 0);
+    add_known(MPI_UINT64_T, -2, 0, 0);
+}
+
+/* Size of a datatype that moves as plain bytes (predefined, contiguous), or -1. */
 static int plain_size(MPI_Datatype dt)
 {
+    pthread_once(&keyval_once, create_keyval);
+    for (int i = 0; i < nknown; i++)
+        if (known[i].dt == dt) return known[i].size;
     int ni, na, nd, combiner, size;
     MPI_Aint lb, extent;
     if (dt == MPI_DATATYPE_NULL || PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS ||
@@ -120,20 +166,14 @@ static int plain_size(MPI_Datatype dt)
 
 static int osmp_dtype_of(MPI_Datatype dt, osmp_dtype_t *out)
 {
-    int size;
-    if (plain_size(dt) < 0 || PMPI_Type_size(dt, &size) != MPI_SUCCESS) return -1;
-    if (dt == MPI_FLOAT) *out = OSMP_FLOAT;
-    else if (dt == MPI_DOUBLE) *out = OSMP_DOUBLE;
-    else if (dt == MPI_SIGNED_CHAR || dt == MPI_SHORT || dt == MPI_INT || dt == MPI_LONG || dt == MPI_LONG_LONG ||
-             dt == MPI_INT8_T || dt == MPI_INT16_T || dt == MPI_INT32_T || dt == MPI_INT64_T)
-        *out = size == 1 ? OSMP_INT8 : size == 2 ? OSMP_INT16 : size == 4 ? OSMP_INT32 : OSMP_INT64;
-    else if (dt == MPI_UNSIGNED_CHAR || dt == MPI_UNSIGNED_SHORT || dt == MPI_UNSIGNED || dt == MPI_UNSIGNED_LONG ||
-             dt == MPI_UNSIGNED_LONG_LONG || dt == MPI_UINT8_T || dt == MPI_UINT16_T || dt == MPI_UINT32_T ||
-             dt == MPI_UINT64_T)
-        *out = size == 1 ? OSMP_UINT8 : size == 2 ? OSMP_UINT16 : size == 4 ? OSMP_UINT32 : OSMP_UINT64;
-    else
-        return -1;
-    return 0;
+    pthread_once(&keyval_once, create_keyval);
+    for (int i = 0; i < nknown; i++)
+        if (known[i].dt == dt) {
+            if (known[i].odt < 0) return -1;
+            *out = (osmp_dtype_t)known[i].odt;
+            return 0;
+        }
+    return -1;
 }
 
 static int osmp_op_of(MPI_Op op, osmp_dtype_t dt, osmp_op_t *out)
@@ -166,10 +206,36 @@ struct comm_state {
     int *node_of;       /* node index (rank in leaders) of every comm rank */
     int *local_rank_of; /* local rank of every comm rank */
     osmp_team_t team;
+    osmp_atomic64_t on_osmp[C_COUNT]; /* written by the one thread using comm, read by osmp_mpi_stat */
+    struct comm_state *next, *prev;   /* the registry of live states */
 };
 
-static int keyval = MPI_KEYVAL_INVALID;
-static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct comm_state *registry;
+/* Bumped whenever a state goes away, so no thread keeps a stale cached pointer. */
+static osmp_atomic64_t state_generation = 1;
+static _Thread_local struct {
+    MPI_Comm comm;
+    struct comm_state *s;
+    uint64_t generation;
+} last;
+
+/* Number of calls accelerated and passed through for one operation name. */
+EXPORT int osmp_mpi_stat(const char *op, long *acc, long *through)
+{
+    for (int c = 0; c < C_COUNT; c++)
+        if (op && strcmp(op, call_names[c]) == 0) {
+            long live = 0;
+            pthread_mutex_lock(&registry_lock);
+            for (struct comm_state *st = registry; st; st = st->next) live += (long)osmp__load_relaxed(&st->on_osmp[c]);
+            pthread_mutex_unlock(&registry_lock);
+            if (acc) *acc = (long)osmp__load_relaxed(&accelerated[c]) + live;
+            if (through) *through = (long)osmp__load_relaxed(&passed[c]);
+            return 0;
+        }
+    return -1;
+}
+
 
 static int oob_allgather(void *ctx, const void *send, void *recv, size_t len)
 {
@@ -179,6 +245,13 @@ static int oob_allgather(void *ctx, const void *send, void *recv, size_t len)
 static void free_state(struct comm_state *s)
 {
     if (!s) return;
+    osmp__fetch_add(&state_generation, 1);
+    pthread_mutex_lock(&registry_lock);
+    for (int c = 0; c < C_COUNT; c++) osmp__fetch_add(&accelerated[c], osmp__load_relaxed(&s->on_osmp[c]));
+    if (s->prev) s->prev->next = s->next;
+    else if (registry == s) registry = s->next;
+    if (s->next) s->next->prev = s->prev;
+    pthread_mutex_unlock(&registry_lock);
     if (s->team) osmp_team_destroy(s->team);
     if (s->local != MPI_COMM_NULL && s->local != MPI_COMM_SELF) PMPI_Comm_free(&s->local);
     if (s->leaders != MPI_COMM_NULL) PMPI_Comm_free(&s->leaders);
@@ -204,6 +277,7 @@ static int delete_state(MPI_Comm comm, int key, void *value, void *extra)
 static void create_keyval(void)
 {
     pthread_once(&knobs_once, read_knobs);
+    fill_known();
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval, NULL);
 }
 
@@ -217,9 +291,16 @@ static void create_keyval(void)
 static struct comm_state *build_state(MPI_Comm comm)
 {
     struct comm_state *s = calloc(1, sizeof(*s));
-    if (!s) return NULL; /* (every rank will disagree in 4 only if it got that far; see the note below) */
+    if (!s) return NULL; /* this rank then passes its calls to MPI while the others wait in 4: see the note */
     s->local = MPI_COMM_NULL;
     s->leaders = MPI_COMM_NULL;
+    pthread_mutex_lock(&registry_lock);
+    s->next = registry;
+    if (registry) registry->prev = s;
+    registry = s;
+    pthread_mutex_unlock(&registry_lock);
+    int inter = 0;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return s; /* ok = 0: MPI handles it */
     PMPI_Comm_size(comm, &s->size);
     PMPI_Comm_rank(comm, &s->rank);
     MPI_Comm node;
@@ -268,24 +349,33 @@ static struct comm_state *build_state(MPI_Comm comm)
 /* The OSMP state of a communicator, NULL when its calls go to MPI. */
 static struct comm_state *state_of(MPI_Comm comm, enum call c)
 {
-    pthread_once(&keyval_once, create_keyval);
     if (disabled_mask & (1u << c)) return (void)pass(c, R_DISABLED), NULL;
-    int inter = 0, flag = 0;
-    if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
-        return (void)pass(c, R_INTER), NULL;
-    struct comm_state *s = NULL;
-    PMPI_Comm_get_attr(comm, keyval, &s, &flag);
-    if (!flag) {
-        s = build_state(comm);
-        PMPI_Comm_set_attr(comm, keyval, s);
+    struct comm_state *s;
+    /* Fast path: the communicator of this thread's previous call. */
+    if (last.s && last.comm == comm && last.generation == osmp__load_relaxed(&state_generation)) {
+        s = last.s;
+    } else {
+        pthread_once(&keyval_once, create_keyval);
+        if (comm == MPI_COMM_NULL) return (void)pass(c, R_INTER), NULL;
+        int flag = 0;
+        s = NULL;
+        PMPI_Comm_get_attr(comm, keyval, &s, &flag);
+        if (!flag) {
+            s = build_state(comm);
+            PMPI_Comm_set_attr(comm, keyval, s);
+        }
+        if (!s) return (void)pass(c, R_SETUP), NULL;
+        last.comm = comm;
+        last.s = s;
+        last.generation = osmp__load_relaxed(&state_generation);
     }
-    if (!s || !s->ok) return (void)pass(c, R_SETUP), NULL;
+    if (!s->ok) return (void)pass(c, s->team ? R_SETUP : R_INTER), NULL;
     return s;
 }
 
-static int done(enum call c, int rc)
+static int done(struct comm_state *s, enum call c, int rc)
 {
-    osmp__fetch_add(&accelerated[c], 1);
+    osmp__store_relaxed(&s->on_osmp[c], osmp__load_relaxed(&s->on_osmp[c]) + 1); /* one writer per comm */
     return rc == OSMP_OK ? MPI_SUCCESS : MPI_ERR_INTERN;
 }
 
@@ -300,12 +390,12 @@ EXPORT int MPI_Barrier(MPI_Comm comm)
 {
     struct comm_state *s = state_of(comm, C_BARRIER);
     if (!s) return PMPI_Barrier(comm);
-    if (!s->multinode) return done(C_BARRIER, osmp_barrier(s->team));
+    if (!s->multinode) return done(s, C_BARRIER, osmp_barrier(s->team));
     /* node barrier, leaders' barrier, node barrier */
     int rc = osmp_barrier(s->team);
     if (s->leaders != MPI_COMM_NULL) PMPI_Barrier(s->leaders);
     int rc2 = osmp_barrier(s->team);
-    return done(C_BARRIER, rc ? rc : rc2);
+    return done(s, C_BARRIER, rc ? rc : rc2);
 }
 
 /* ---- contiguous views of user buffers (data movement) ---- */
@@ -313,8 +403,8 @@ EXPORT int MPI_Barrier(MPI_Comm comm)
 /* Bytes of count elements of dt, -1 if MPI would reject them. */
 static long bytes_of(MPI_Datatype dt, int count)
 {
-    int size;
-    if (count < 0 || dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS) return -1;
+    int size = plain_size(dt);
+    if (count < 0 || (size < 0 && (dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS))) return -1;
     return (long)size * count;
 }
 
@@ -365,7 +455,7 @@ EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c
         if (mynode != rnode) rc = osmp_bcast(s->team, v, (size_t)bytes, OSMP_UINT8, 0);
     }
     unview(v, buf, count, dt, bytes, s->rank != root, comm);
-    return done(C_BCAST, rc);
+    return done(s, C_BCAST, rc);
 }
 
 /* Shared checks of the reductions; 0 with *s NULL means "use MPI". */
@@ -383,13 +473,13 @@ EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Data
     osmp_op_t oop;
     struct comm_state *s = reduction_state(comm, dt, op, count, C_ALLREDUCE, &odt, &oop);
     if (!s) return PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
-    if (!s->multinode) return done(C_ALLREDUCE, osmp_allreduce(s->team, in_place(sendbuf), recvbuf, (size_t)count, odt, oop));
+    if (!s->multinode) return done(s, C_ALLREDUCE, osmp_allreduce(s->team, in_place(sendbuf), recvbuf, (size_t)count, odt, oop));
     /* 1. reduce to each node's leader; 2. leaders' allreduce; 3. broadcast in each node */
     int rc = osmp_reduce(s->team, s->local_rank == 0 ? in_place(sendbuf) : sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
                          recvbuf, (size_t)count, odt, oop, 0);
     if (s->leaders != MPI_COMM_NULL) PMPI_Allreduce(MPI_IN_PLACE, recvbuf, count, dt, op, s->leaders);
     int rc2 = osmp_bcast(s->team, recvbuf, (size_t)count, odt, 0);
-    return done(C_ALLREDUCE, rc ? rc : rc2);
+    return done(s, C_ALLREDUCE, rc ? rc : rc2);
 }
 
 EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
@@ -400,7 +490,7 @@ EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
     struct comm_state *s = reduction_state(comm, dt, op, count, C_REDUCE, &odt, &oop);
     if (!s || root < 0 || root >= s->size) return PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
     if (!s->multinode)
-        return done(C_REDUCE, osmp_reduce(s->team, in_place(sendbuf), recvbuf, (size_t)count, odt, oop, root));
+        return done(s, C_REDUCE, osmp_reduce(s->team, in_place(sendbuf), recvbuf, (size_t)count, odt, oop, root));
     /* 1. reduce each node to its leader (local rank 0); 2. the leaders reduce to
      * the root's leader; 3. which hands the result to the root if it is not the root */
     int rnode = s->node_of[root], lroot = s->local_rank_of[root], rc;
@@ -420,7 +510,7 @@ EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
         PMPI_Recv(recvbuf, count, dt, 0, 7171, s->local, MPI_STATUS_IGNORE);
     }
     free(tmp);
-    return done(C_REDUCE, rc);
+    return done(s, C_REDUCE, rc);
 }
 
 EXPORT int MPI_Gather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount, MPI_Datatype rdt,
@@ -439,7 +529,7 @@ EXPORT int MPI_Gather(const void *sendbuf, int scount, MPI_Datatype sdt, void *r
              : osmp_gather(s->team, in_pl ? OSMP_IN_PLACE : in, out, (size_t)block, OSMP_UINT8, root);
     if (!in_pl) unview(in, (void *)(uintptr_t)sendbuf, scount, sdt, block, 0, comm);
     if (at_root) unview(out, recvbuf, rcount * size, rdt, block * size, 1, comm);
-    return done(C_GATHER, rc);
+    return done(s, C_GATHER, rc);
 }
 
 EXPORT int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
@@ -457,7 +547,7 @@ EXPORT int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype sdt, void
              : osmp_allgather(s->team, in_pl ? OSMP_IN_PLACE : in, out, (size_t)block, OSMP_UINT8);
     if (!in_pl) unview(in, (void *)(uintptr_t)sendbuf, scount, sdt, block, 0, comm);
     unview(out, recvbuf, rcount * size, rdt, block * size, 1, comm);
-    return done(C_ALLGATHER, rc);
+    return done(s, C_ALLGATHER, rc);
 }
 
 EXPORT int MPI_Scatter(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
@@ -476,7 +566,7 @@ EXPORT int MPI_Scatter(const void *sendbuf, int scount, MPI_Datatype sdt, void *
              : osmp_scatter(s->team, in, in_pl ? OSMP_IN_PLACE : out, (size_t)block, OSMP_UINT8, root);
     if (at_root) unview(in, (void *)(uintptr_t)sendbuf, scount * size, sdt, block * size, 0, comm);
     if (!in_pl) unview(out, recvbuf, rcount, rdt, block, 1, comm);
-    return done(C_SCATTER, rc);
+    return done(s, C_SCATTER, rc);
 }
 
 EXPORT int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
@@ -494,7 +584,7 @@ EXPORT int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void 
              : osmp_alltoall(s->team, in_pl ? OSMP_IN_PLACE : in, out, (size_t)block, OSMP_UINT8);
     if (!in_pl) unview(in, (void *)(uintptr_t)sendbuf, scount * size, sdt, block * size, 0, comm);
     unview(out, recvbuf, rcount * size, rdt, block * size, 1, comm);
-    return done(C_ALLTOALL, rc);
+    return done(s, C_ALLTOALL, rc);
 }
 
 EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
@@ -505,7 +595,7 @@ EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int coun
     struct comm_state *s = reduction_state(comm, dt, op, count, C_RSB, &odt, &oop);
     if (s && s->multinode) s = (pass(C_RSB, R_MULTINODE), NULL);
     if (!s) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, count, dt, op, comm);
-    return done(C_RSB, osmp_reduce_scatter_block(s->team, in_place(sendbuf), recvbuf, (size_t)count, odt, oop));
+    return done(s, C_RSB, osmp_reduce_scatter_block(s->team, in_place(sendbuf), recvbuf, (size_t)count, odt, oop));
 }
 
 /* ---------------------------------------------------------------- finalize */
