@@ -19,8 +19,8 @@
  *    delete callback at MPI_Comm_free and MPI_Finalize.
  * A communicator that spans several nodes (or pseudo-nodes, OSMP_MPI_PSEUDO_NODES)
  * runs hierarchically: OSMP inside each node, the MPI library between node
- * leaders (local rank 0). Gather, scatter, allgather, alltoall and
- * reduce_scatter_block on such communicators go to MPI for now.
+ * leaders (local rank 0). Alltoall and reduce_scatter_block on such
+ * communicators go to MPI for now.
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -205,6 +205,9 @@ struct comm_state {
     int local_rank, local_size;
     int *node_of;       /* node index (rank in leaders) of every comm rank */
     int *local_rank_of; /* local rank of every comm rank */
+    int nnodes;
+    int *node_bytes, *node_displ; /* per node, in blocks until scaled: see node_counts */
+    int *node_first;              /* index of a node's first block in node-major order */
     osmp_team_t team;
     osmp_atomic64_t on_osmp[C_COUNT]; /* written by the one thread using comm, read by osmp_mpi_stat */
     struct comm_state *next, *prev;   /* the registry of live states */
@@ -257,6 +260,9 @@ static void free_state(struct comm_state *s)
     if (s->leaders != MPI_COMM_NULL) PMPI_Comm_free(&s->leaders);
     free(s->node_of);
     free(s->local_rank_of);
+    free(s->node_bytes);
+    free(s->node_displ);
+    free(s->node_first);
     free(s);
 }
 
@@ -332,6 +338,15 @@ static struct comm_state *build_state(MPI_Comm comm)
         s->local_rank_of[r] = all[2 * r + 1];
     }
     free(all);
+    /* node-major order: node 0's ranks in local order, then node 1's, ... */
+    for (int r = 0; ok && r < s->size; r++)
+        if (s->node_of[r] + 1 > s->nnodes) s->nnodes = s->node_of[r] + 1;
+    s->node_bytes = calloc((size_t)s->nnodes + 1, sizeof(int));
+    s->node_displ = calloc((size_t)s->nnodes + 1, sizeof(int));
+    s->node_first = calloc((size_t)s->nnodes + 1, sizeof(int));
+    ok = ok && s->node_bytes && s->node_displ && s->node_first;
+    for (int r = 0; ok && r < s->size; r++) s->node_first[s->node_of[r] + 1]++;
+    for (int k = 0; ok && k < s->nnodes; k++) s->node_first[k + 1] += s->node_first[k];
     if (ok && s->local_size > 1) { /* 3 */
         struct osmp_team_params p = {.rank = s->local_rank, .size = s->local_size, .core = -1,
                                      .oob_allgather = oob_allgather, .oob_ctx = &s->local};
@@ -432,7 +447,7 @@ static struct comm_state *movement_state(MPI_Comm comm, enum call c, long bytes)
 {
     if (bytes < 0 || bytes > INT_MAX) return (void)pass(c, bytes < 0 ? R_DTYPE : R_COUNT_LIMIT), NULL;
     struct comm_state *s = state_of(comm, c);
-    if (s && s->multinode && c != C_BCAST) return (void)pass(c, R_MULTINODE), NULL;
+    if (s && s->multinode && c == C_ALLTOALL) return (void)pass(c, R_MULTINODE), NULL;
     return s;
 }
 
@@ -513,6 +528,115 @@ EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
     return done(s, C_REDUCE, rc);
 }
 
+/* ---- several nodes: node-major staging (gather, allgather, scatter) ----
+ * Blocks travel between nodes in node-major order (each node's ranks
+ * contiguous, in local order); ranks of one node need not be contiguous in comm. */
+
+static void node_counts(struct comm_state *s, size_t block)
+{
+    for (int k = 0; k < s->nnodes; k++) {
+        s->node_bytes[k] = (int)((size_t)(s->node_first[k + 1] - s->node_first[k]) * block);
+        s->node_displ[k] = (int)((size_t)s->node_first[k] * block);
+    }
+}
+
+static size_t node_major(const struct comm_state *s, int r)
+{
+    return (size_t)(s->node_first[s->node_of[r]] + s->local_rank_of[r]);
+}
+
+/* Gather protocol, several nodes:
+ *   1. each node gathers its blocks at its leader (OSMP);
+ *   2. the leaders gather their nodes' blocks at the root's leader (MPI);
+ *   3. which passes them to the root (MPI, inside the node) if it is not the root;
+ *   4. the root puts every block where its rank says. */
+static int hier_gather(struct comm_state *s, const void *in, void *out, size_t block, int root)
+{
+    int leader = s->local_rank == 0, at_root = s->rank == root, rnode = s->node_of[root];
+    int mine_is_root_node = s->node_of[s->rank] == rnode;
+    size_t total = block * (size_t)s->size;
+    char *nb = leader ? malloc(block * (size_t)s->local_size + 1) : NULL;
+    char *all = (leader && mine_is_root_node) || at_root ? malloc(total + 1) : NULL;
+    if ((leader && !nb) || (((leader && mine_is_root_node) || at_root) && !all)) {
+        free(nb);
+        free(all);
+        return OSMP_ERR_NO_MEMORY;
+    }
+    int rc = osmp_gather(s->team, in ? in : (const char *)out + (size_t)root * block, nb, block, OSMP_UINT8, 0); /* 1 */
+    if (leader) { /* 2 */
+        node_counts(s, block);
+        PMPI_Gatherv(nb, s->node_bytes[s->node_of[s->rank]], MPI_BYTE, all, s->node_bytes, s->node_displ, MPI_BYTE,
+                     rnode, s->leaders);
+    }
+    if (mine_is_root_node && s->local_rank_of[root] != 0) { /* 3 */
+        if (leader) PMPI_Send(all, (int)total, MPI_BYTE, s->local_rank_of[root], 7173, s->local);
+        if (at_root) PMPI_Recv(all, (int)total, MPI_BYTE, 0, 7173, s->local, MPI_STATUS_IGNORE);
+    }
+    for (int r = 0; at_root && r < s->size; r++) /* 4 */
+        memcpy((char *)out + (size_t)r * block, all + node_major(s, r) * block, block);
+    free(nb);
+    free(all);
+    return rc;
+}
+
+/* Allgather protocol, several nodes: 1. gather at each leader (OSMP); 2. the
+ * leaders allgather their nodes' blocks (MPI); 3. each leader broadcasts the
+ * whole vector in its node (OSMP); 4. every rank puts each block in place. */
+static int hier_allgather(struct comm_state *s, const void *in, void *out, size_t block)
+{
+    int leader = s->local_rank == 0;
+    size_t total = block * (size_t)s->size;
+    char *nb = leader ? malloc(block * (size_t)s->local_size + 1) : NULL, *all = malloc(total + 1);
+    if ((leader && !nb) || !all) {
+        free(nb);
+        free(all);
+        return OSMP_ERR_NO_MEMORY;
+    }
+    int rc = osmp_gather(s->team, in ? in : (const char *)out + (size_t)s->rank * block, nb, block, OSMP_UINT8, 0);
+    if (leader) {
+        node_counts(s, block);
+        PMPI_Allgatherv(nb, s->node_bytes[s->node_of[s->rank]], MPI_BYTE, all, s->node_bytes, s->node_displ, MPI_BYTE,
+                        s->leaders);
+    }
+    int rc2 = osmp_bcast(s->team, all, total, OSMP_UINT8, 0);
+    for (int r = 0; r < s->size; r++) memcpy((char *)out + (size_t)r * block, all + node_major(s, r) * block, block);
+    free(nb);
+    free(all);
+    return rc ? rc : rc2;
+}
+
+/* Scatter protocol, several nodes: 1. the root orders the blocks node-major and
+ * hands them to its leader; 2. the leaders scatter node portions (MPI); 3. each
+ * leader scatters its portion in its node (OSMP). */
+static int hier_scatter(struct comm_state *s, const void *in, void *out, size_t block, int root)
+{
+    int leader = s->local_rank == 0, at_root = s->rank == root, rnode = s->node_of[root];
+    int mine_is_root_node = s->node_of[s->rank] == rnode;
+    size_t total = block * (size_t)s->size;
+    char *all = (leader && mine_is_root_node) || at_root ? malloc(total + 1) : NULL;
+    char *nb = leader ? malloc(block * (size_t)s->local_size + 1) : NULL;
+    if ((leader && !nb) || (((leader && mine_is_root_node) || at_root) && !all)) {
+        free(nb);
+        free(all);
+        return OSMP_ERR_NO_MEMORY;
+    }
+    for (int r = 0; at_root && r < s->size; r++) /* 1 */
+        memcpy(all + node_major(s, r) * block, (const char *)in + (size_t)r * block, block);
+    if (mine_is_root_node && s->local_rank_of[root] != 0) {
+        if (at_root) PMPI_Send(all, (int)total, MPI_BYTE, 0, 7174, s->local);
+        if (leader) PMPI_Recv(all, (int)total, MPI_BYTE, s->local_rank_of[root], 7174, s->local, MPI_STATUS_IGNORE);
+    }
+    if (leader) { /* 2 */
+        node_counts(s, block);
+        PMPI_Scatterv(all, s->node_bytes, s->node_displ, MPI_BYTE, nb, s->node_bytes[s->node_of[s->rank]], MPI_BYTE,
+                      rnode, s->leaders);
+    }
+    int rc = osmp_scatter(s->team, nb, out, block, OSMP_UINT8, 0); /* 3 */
+    free(nb);
+    free(all);
+    return rc;
+}
+
 EXPORT int MPI_Gather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount, MPI_Datatype rdt,
                       int root, MPI_Comm comm)
 {
@@ -526,7 +650,8 @@ EXPORT int MPI_Gather(const void *sendbuf, int scount, MPI_Datatype sdt, void *r
     void *in = in_pl ? NULL : view(sendbuf, scount, sdt, block, 1, comm);
     void *out = at_root ? view(recvbuf, rcount * size, rdt, block * size, in_pl, comm) : NULL;
     int rc = (!in_pl && !in) || (at_root && !out) ? OSMP_ERR_NO_MEMORY
-             : osmp_gather(s->team, in_pl ? OSMP_IN_PLACE : in, out, (size_t)block, OSMP_UINT8, root);
+             : s->multinode ? hier_gather(s, in_pl ? NULL : in, out, (size_t)block, root)
+                            : osmp_gather(s->team, in_pl ? OSMP_IN_PLACE : in, out, (size_t)block, OSMP_UINT8, root);
     if (!in_pl) unview(in, (void *)(uintptr_t)sendbuf, scount, sdt, block, 0, comm);
     if (at_root) unview(out, recvbuf, rcount * size, rdt, block * size, 1, comm);
     return done(s, C_GATHER, rc);
@@ -544,7 +669,8 @@ EXPORT int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype sdt, void
     void *in = in_pl ? NULL : view(sendbuf, scount, sdt, block, 1, comm);
     void *out = view(recvbuf, rcount * size, rdt, block * size, in_pl, comm);
     int rc = (!in_pl && !in) || !out ? OSMP_ERR_NO_MEMORY
-             : osmp_allgather(s->team, in_pl ? OSMP_IN_PLACE : in, out, (size_t)block, OSMP_UINT8);
+             : s->multinode ? hier_allgather(s, in_pl ? NULL : in, out, (size_t)block)
+                            : osmp_allgather(s->team, in_pl ? OSMP_IN_PLACE : in, out, (size_t)block, OSMP_UINT8);
     if (!in_pl) unview(in, (void *)(uintptr_t)sendbuf, scount, sdt, block, 0, comm);
     unview(out, recvbuf, rcount * size, rdt, block * size, 1, comm);
     return done(s, C_ALLGATHER, rc);
@@ -563,7 +689,8 @@ EXPORT int MPI_Scatter(const void *sendbuf, int scount, MPI_Datatype sdt, void *
     void *in = at_root ? view(sendbuf, scount * size, sdt, block * size, 1, comm) : NULL;
     void *out = in_pl ? NULL : view(recvbuf, rcount, rdt, block, 0, comm);
     int rc = (at_root && !in) || (!in_pl && !out) ? OSMP_ERR_NO_MEMORY
-             : osmp_scatter(s->team, in, in_pl ? OSMP_IN_PLACE : out, (size_t)block, OSMP_UINT8, root);
+             : s->multinode ? hier_scatter(s, in, in_pl ? (char *)in + (size_t)root * (size_t)block : out, (size_t)block, root)
+                            : osmp_scatter(s->team, in, in_pl ? OSMP_IN_PLACE : out, (size_t)block, OSMP_UINT8, root);
     if (at_root) unview(in, (void *)(uintptr_t)sendbuf, scount * size, sdt, block * size, 0, comm);
     if (!in_pl) unview(out, recvbuf, rcount, rdt, block, 1, comm);
     return done(s, C_SCATTER, rc);
