@@ -107,16 +107,15 @@ static struct {
 } known[32];
 static int nknown;
 
-static void add_known(MPI_Datatype dt, int odt_signed, int odt_unsigned, int is_signed)
+#define BY_SIZE (-2) /* an integer type: the OSMP type follows its size and signedness */
+#define MOVE_ONLY (-1)
+
+static void add_known(MPI_Datatype dt, int odt, int is_signed)
 {
     int size;
     if (dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS) return;
-    int odt = -1;
-    if (odt_signed == -2) /* integer: the OSMP type follows the size */
+    if (odt == BY_SIZE)
         odt = (is_signed ? (int)OSMP_INT8 : (int)OSMP_UINT8) + (size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3);
-    else if (odt_signed >= 0)
-        odt = odt_signed;
-    (void)odt_unsigned;
     known[nknown].dt = dt;
     known[nknown].size = size;
     known[nknown].odt = odt;
@@ -125,28 +124,28 @@ static void add_known(MPI_Datatype dt, int odt_signed, int odt_unsigned, int is_
 
 static void fill_known(void)
 {
-    add_known(MPI_DOUBLE, OSMP_DOUBLE, 0, 0); /* most frequent first */
-    add_known(MPI_INT, -2, 0, 1);
-    add_known(MPI_FLOAT, OSMP_FLOAT, 0, 0);
-    add_known(MPI_LONG, -2, 0, 1);
-    add_known(MPI_BYTE, -1, 0, 0);
-    add_known(MPI_CHAR, -1, 0, 0);
-    add_known(MPI_UNSIGNED_CHAR, -2, 0, 0);
-    add_known(MPI_SIGNED_CHAR, -2, 0, 1);
-    add_known(MPI_SHORT, -2, 0, 1);
-    add_known(MPI_UNSIGNED_SHORT, -2, 0, 0);
-    add_known(MPI_UNSIGNED, -2, 0, 0);
-    add_known(MPI_UNSIGNED_LONG, -2, 0, 0);
-    add_known(MPI_LONG_LONG, -2, 0, 1);
-    add_known(MPI_UNSIGNED_LONG_LONG, -2, 0, 0);
-    add_known(MPI_INT8_T, -2, 0, 1);
-    add_known(MPI_INT16_T, -2, 0, 1);
-    add_known(MPI_INT32_T, -2, 0, 1);
-    add_known(MPI_INT64_T, -2, 0, 1);
-    add_known(MPI_UINT8_T, -2, 0, 0);
-    add_known(MPI_UINT16_T, -2, 0, 0);
-    add_known(MPI_UINT32_T, -2, 0, 0);
-    add_known(MPI_UINT64_T, -2, 0, 0);
+    add_known(MPI_DOUBLE, OSMP_DOUBLE, 0); /* most frequent first */
+    add_known(MPI_INT, BY_SIZE, 1);
+    add_known(MPI_FLOAT, OSMP_FLOAT, 0);
+    add_known(MPI_LONG, BY_SIZE, 1);
+    add_known(MPI_BYTE, MOVE_ONLY, 0);
+    add_known(MPI_CHAR, MOVE_ONLY, 0);
+    add_known(MPI_UNSIGNED_CHAR, BY_SIZE, 0);
+    add_known(MPI_SIGNED_CHAR, BY_SIZE, 1);
+    add_known(MPI_SHORT, BY_SIZE, 1);
+    add_known(MPI_UNSIGNED_SHORT, BY_SIZE, 0);
+    add_known(MPI_UNSIGNED, BY_SIZE, 0);
+    add_known(MPI_UNSIGNED_LONG, BY_SIZE, 0);
+    add_known(MPI_LONG_LONG, BY_SIZE, 1);
+    add_known(MPI_UNSIGNED_LONG_LONG, BY_SIZE, 0);
+    add_known(MPI_INT8_T, BY_SIZE, 1);
+    add_known(MPI_INT16_T, BY_SIZE, 1);
+    add_known(MPI_INT32_T, BY_SIZE, 1);
+    add_known(MPI_INT64_T, BY_SIZE, 1);
+    add_known(MPI_UINT8_T, BY_SIZE, 0);
+    add_known(MPI_UINT16_T, BY_SIZE, 0);
+    add_known(MPI_UINT32_T, BY_SIZE, 0);
+    add_known(MPI_UINT64_T, BY_SIZE, 0);
 }
 
 /* Size of a datatype that moves as plain bytes (predefined, contiguous), or -1. */

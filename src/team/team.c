@@ -110,7 +110,7 @@ static void report_knob(const char *why)
 }
 
 /* Rank 0's shared settings, or the first problem with them. */
-static int read_shared_knobs(struct boot1 *b, osmp_topo_t topo, const char *hierarchy)
+static int read_shared_knobs(struct boot1 *b, const char *hierarchy)
 {
     char err[200];
     long chunk = osmp__knob_long(OSMP_KNOB_CHUNK_SIZE, 64, 16 << 20, err, sizeof(err));
@@ -147,7 +147,6 @@ static int read_shared_knobs(struct boot1 *b, osmp_topo_t topo, const char *hier
         report_knob(err);
         return OSMP_ERR_SPEC;
     }
-    (void)topo;
     snprintf(b->hierarchy, sizeof(b->hierarchy), "%s", h);
     return OSMP_OK;
 }
@@ -238,7 +237,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     void *seg = NULL;
     size_t region_size = 0, seg_size = 0;
     if (p->rank == 0 && !mine.status) { /* 1 */
-        mine.status = read_shared_knobs(&mine, topo, p->hierarchy);
+        mine.status = read_shared_knobs(&mine, p->hierarchy);
         if (!mine.status) {
             region_size = (sizeof(struct osmp__region) + 2 * mine.depth * mine.chunk + 4095) & ~(size_t)4095;
             seg_size = region_size * (size_t)p->size;
