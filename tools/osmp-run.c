@@ -14,6 +14,7 @@
  * bad arguments, 0 when all ranks exit 0.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -54,6 +55,27 @@ static void kill_all(int sig)
 {
     for (int i = 0; i < nchildren; i++)
         if (children[i] > 0) kill(children[i], sig);
+}
+
+/* A segment lives in /dev/shm only while its team is being created (its
+ * creator unlinks it once all have mapped it). A rank killed in that window
+ * leaves it behind; names carry the creator's pid, so remove the dead ranks'. */
+static void remove_segments_of(const pid_t *pids, int n)
+{
+    DIR *d = opendir("/dev/shm");
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        int pid;
+        if (sscanf(e->d_name, "osmp-%d-", &pid) != 1) continue;
+        for (int i = 0; i < n; i++)
+            if (pids[i] == pid) {
+                char path[300];
+                snprintf(path, sizeof(path), "/dev/shm/%s", e->d_name);
+                unlink(path);
+            }
+    }
+    closedir(d);
 }
 
 static volatile sig_atomic_t got_signal;
@@ -159,7 +181,8 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     children = calloc((size_t)n, sizeof(pid_t));
-    if (!children) die("out of memory");
+    pid_t *all_pids = calloc((size_t)n, sizeof(pid_t));
+    if (!children || !all_pids) die("out of memory");
     pid_t self = getpid();
     for (int r = 0; r < n; r++) {
         pid_t pid = fork();
@@ -189,6 +212,7 @@ int main(int argc, char **argv)
             _exit(127);
         }
         children[r] = pid;
+        all_pids[r] = pid;
         nchildren = r + 1;
     }
     close(fd);
@@ -233,7 +257,9 @@ int main(int argc, char **argv)
             kill_all(SIGKILL);
         }
     }
+    remove_segments_of(all_pids, nchildren);
     munmap(rv, rv_bytes);
+    free(all_pids);
     free(children);
     free(cores);
     osmp_topo_destroy(topo);
