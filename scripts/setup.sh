@@ -17,6 +17,17 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# The plot script's matplotlib lives in a virtual environment of the project.
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c "import matplotlib" 2>/dev/null; then
+  if ! python3 -m venv .venv >/dev/null 2>&1; then
+    sudo_cmd=()
+    [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get install -y -qq python3-venv >/dev/null
+    python3 -m venv .venv
+  fi
+  .venv/bin/pip install -q matplotlib >&2
+fi
+
 build=${OSMP_BUILD_DIR:-build}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
 cmake --build "$build" -j"$(nproc)" >/dev/null
