@@ -135,7 +135,7 @@ static void measure_limits(void)
     double worst = 0;
     for (int peer = 1; peer < ns; peer++) {
         PMPI_Barrier(node);
-        const int trips = 20000;
+        const uint64_t trips = 20000;
         if (nr == 0) osmp__store_release(&line[0], 0);
         PMPI_Barrier(node);
         double t0 = MPI_Wtime();
@@ -148,7 +148,7 @@ static void measure_limits(void)
                 osmp__store_release(&line[0], 2 * k);
             }
         }
-        double rt = (MPI_Wtime() - t0) / trips;
+        double rt = (MPI_Wtime() - t0) / (double)trips;
         if (nr == 0 && rt > worst) worst = rt;
     }
     PMPI_Bcast(&worst, 1, MPI_DOUBLE, 0, node);
