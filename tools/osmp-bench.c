@@ -112,7 +112,7 @@ static int cmp_double(const void *a, const void *b)
 
 /* ---- the physical bound ----
  * One-way latency L: half the round trip of a cache line between rank 0 and the
- * farthest rank (ping-pong on a shared window, median of many trips).
+ * farthest rank (ping-pong on a shared window, average of 20000 trips).
  * Bandwidth B: memcpy of 4 MiB by one core (cache-cold for the second MiB on).
  * Bound of an operation = L + (bytes that must arrive at the busiest rank) / B:
  *   barrier L; bcast, reduce, allreduce L + s/B; gather, scatter, allgather,
