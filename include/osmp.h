@@ -56,7 +56,12 @@ extern "C" {
     X(ERR_TYPE, -9, "operation not defined on this datatype (bitwise and logical operations need integers)") \
     X(ERR_SHM, -10, "shared memory segment could not be created or mapped")                                 \
     X(ERR_BOOTSTRAP, -11, "team bootstrap failed (out-of-band exchange or a peer's setup)")                  \
-    X(ERR_KNOB, -12, "an OSMP_* environment variable has a bad value")
+    X(ERR_KNOB, -12, "an OSMP_* environment variable has a bad value")                                      \
+    X(ERR_PEER_LOST, -13, "a participant of the team died or gave up; the team is unusable, destroy it")    \
+    X(ERR_TIMEOUT, -14, "a participant did not join in time (OSMP_JOIN_TIMEOUT)")                            \
+    X(ERR_MISMATCH, -15, "participants called a collective with different arguments (OSMP_CHECK_ARGS)")     \
+    X(ERR_BAD_TEAM, -16, "not a live team handle (destroyed, or never created)")                             \
+    X(ERR_NOT_MEMBER, -17, "the caller is not the participant this team handle belongs to")
 
 typedef enum {
 #define OSMP__STATUS_ENUM(name, value, text) OSMP_##name = value,
@@ -432,6 +437,13 @@ OSMP_EXPORT int osmp_team_create_threads(osmp_team_t parent, int nthreads, int t
 
 /* Collective: every participant calls it; frees the handle. */
 OSMP_EXPORT int osmp_team_destroy(osmp_team_t team);
+
+/* Remove the shared memory segments (/dev/shm/osmp-*) of this user whose
+ * creating process is dead; *removed (may be NULL) gets their number. A segment
+ * has a name only while its team is being created; team creation and osmp-run
+ * call this, so a name left by participants all killed at that moment does not
+ * outlive the next run. */
+OSMP_EXPORT int osmp_shm_cleanup(int *removed);
 
 /* Under osmp-run: the team of every launched process. Otherwise a team of one. */
 OSMP_EXPORT int osmp_init(osmp_team_t *world);

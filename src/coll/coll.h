@@ -10,6 +10,8 @@
 #include "shm/shm.h"
 #include "shm/wait.h"
 
+typedef struct osmp__team *osmp__team_t;
+
 typedef void (*osmp__reduce_fn)(void *acc, const void *in, size_t n);
 /* OSMP_ERR_INVALID_ARG for an unknown dtype/op, OSMP_ERR_TYPE for a pair that is not defined. */
 int osmp__reduce_fn_get(osmp_dtype_t dtype, osmp_op_t op, osmp__reduce_fn *fn);
@@ -27,10 +29,17 @@ _Static_assert(sizeof(struct osmp__chan) == OSMP_CACHE_LINE, "one line per direc
 
 enum { OSMP__UP = 0, OSMP__DOWN = 1 };
 
+/* Team-wide state, in rank 0's region (it outlives any participant: every
+ * participant maps the whole segment). */
+struct osmp__shared {
+    osmp_atomic32_t lost; /* 0, or 1 + the rank whose loss someone noticed first */
+} __attribute__((aligned(OSMP_CACHE_LINE)));
+
 /* A participant's region of the team segment, first touched by its owner. The
  * rings (depth slots of chunk bytes per direction) follow the header. */
 struct osmp__region {
     struct osmp__chan chan[2];
+    struct osmp__shared shared; /* used in rank 0's region only */
 };
 
 /* One base-case arrangement of the plan for one root: every rank's parent and
@@ -44,7 +53,8 @@ struct osmp__tree {
 
 /* Who must have consumed a slot before its owner writes it again. */
 struct osmp__slot_rec {
-    uint64_t seq; /* step the consumers publish when done with the last write, 0 if never written */
+    int written;  /* the slot has content whose consumers must be waited for */
+    uint64_t seq; /* step the consumers publish when done with the last write */
     const int *consumers;
     int nconsumers;
     int one; /* storage when there is a single consumer */
@@ -63,9 +73,14 @@ struct osmp__arrangement {
 
 struct osmp__thread_rv; /* in-process rendezvous of osmp_team_create_threads */
 
-struct osmp_team {
+/* The team as the algorithms see it. The public handle (struct osmp_team, api.c)
+ * points here; it stays valid after destroy to recognize a stale handle. */
+struct osmp__team {
     int rank, size;
+    int failed; /* OSMP_ERR_PEER_LOST once any wait gave up: the steps no longer agree */
+    int check_args; /* OSMP_CHECK_ARGS: exchange a checksum of the arguments first */
     pid_t *pids;
+    int watching;          /* the other processes' pids are watched (liveness.c) */
     unsigned char *local; /* local[r]: rank r lives in this process */
     int *cores;
     osmp_topo_t topo; /* process-wide, not owned */
@@ -93,53 +108,56 @@ struct osmp_team {
     void *thread_rv_lock;              /* pthread_mutex_t, creation path only */
 };
 
-static inline struct osmp__region *osmp__region(osmp_team_t t, int rank)
+static inline struct osmp__region *osmp__region(osmp__team_t t, int rank)
 {
     return (struct osmp__region *)((char *)t->seg + (size_t)rank * t->region_size);
 }
 
-static inline char *osmp__ring(osmp_team_t t, int rank, int dir, uint64_t step)
+static inline char *osmp__ring(osmp__team_t t, int rank, int dir, uint64_t step)
 {
     return (char *)osmp__region(t, rank) + sizeof(struct osmp__region) +
            ((size_t)dir * (size_t)t->depth + (size_t)(step % (uint64_t)t->depth)) * t->chunk;
 }
 
 /* The tree for an operation and root (built on first use). NULL on no memory. */
-const struct osmp__tree *osmp__tree_get(osmp_team_t t, enum osmp__coll_op op, size_t bytes, int root);
+const struct osmp__tree *osmp__tree_get(osmp__team_t t, enum osmp__coll_op op, size_t bytes, int root);
 
 /* Tree algorithms (tree.c). `in`/`out` are resolved (no OSMP_IN_PLACE). */
-int osmp__tree_bcast(osmp_team_t t, void *buf, size_t count, size_t esize, int root);
-int osmp__tree_reduce(osmp_team_t t, const void *in, void *out, size_t count, size_t esize, osmp__reduce_fn fn,
+int osmp__tree_bcast(osmp__team_t t, void *buf, size_t count, size_t esize, int root);
+int osmp__tree_reduce(osmp__team_t t, const void *in, void *out, size_t count, size_t esize, osmp__reduce_fn fn,
                       int root, int all);
-int osmp__tree_barrier(osmp_team_t t);
+int osmp__tree_barrier(osmp__team_t t);
 
 /* Algorithms for a team that forms one group (flat.c): every rank reads every
  * other rank's mailbox, no leader. */
 #define OSMP__ALG_DIRECT (-2)
-int osmp__flat_team(osmp_team_t t);
-int osmp__direct_allreduce(osmp_team_t t, const void *in, void *out, size_t count, size_t esize,
+int osmp__flat_team(osmp__team_t t);
+int osmp__direct_allreduce(osmp__team_t t, const void *in, void *out, size_t count, size_t esize,
                            osmp__reduce_fn fn);
-int osmp__sliced_allreduce(osmp_team_t t, const void *in, void *out, size_t count, size_t esize,
+int osmp__sliced_allreduce(osmp__team_t t, const void *in, void *out, size_t count, size_t esize,
                            osmp__reduce_fn fn);
-int osmp__direct_barrier(osmp_team_t t);
+int osmp__direct_barrier(osmp__team_t t);
 
 /* The choice between tree and flat algorithms (select.c). */
-int osmp__allreduce(osmp_team_t t, const void *in, void *out, size_t count, size_t esize, osmp__reduce_fn fn);
-int osmp__barrier(osmp_team_t t);
+int osmp__allreduce(osmp__team_t t, const void *in, void *out, size_t count, size_t esize, osmp__reduce_fn fn);
+int osmp__barrier(osmp__team_t t);
 
 /* Flat algorithms through the root or pairwise (direct.c). */
-int osmp__gather(osmp_team_t t, const void *in, void *out, size_t bytes, int root);
-int osmp__scatter(osmp_team_t t, const void *in, void *out, size_t bytes, int root);
-int osmp__alltoall(osmp_team_t t, const void *in, void *out, size_t bytes);
+int osmp__gather(osmp__team_t t, const void *in, void *out, size_t bytes, int root);
+int osmp__scatter(osmp__team_t t, const void *in, void *out, size_t bytes, int root);
+int osmp__alltoall(osmp__team_t t, const void *in, void *out, size_t bytes);
 
 /* Data-path helpers (tree.c). */
-void osmp__wait_peer(osmp_team_t t, int rank, int dir, uint64_t step);
-void osmp__publish_own(osmp_team_t t, int dir, uint64_t step);
+/* Wait until `rank` has published `step` in direction dir. OSMP_ERR_PEER_LOST
+ * if it died (or another participant gave up on the team) first; the team is
+ * then marked failed. */
+int osmp__wait_peer(osmp__team_t t, int rank, int dir, uint64_t step);
+void osmp__publish_own(osmp__team_t t, int dir, uint64_t step);
 /* Claim my slot for `step` (ring slot, or the inline area if `inline_slot`),
  * waiting until the consumers of its previous content are done. The new
  * content's consumers will say they are done by publishing signal_step on their
- * own counter of direction signal_dir. */
-char *osmp__claim(osmp_team_t t, int dir, uint64_t step, int inline_slot, const int *consumers, int n,
+ * own counter of direction signal_dir. NULL when a consumer was lost. */
+char *osmp__claim(osmp__team_t t, int dir, uint64_t step, int inline_slot, const int *consumers, int n,
                   int signal_dir, uint64_t signal_step);
 
 #endif

@@ -13,7 +13,7 @@
  * every rank polls every other rank's line, n^2 line transfers per call. */
 #define DIRECT_MAX_RANKS 16
 
-int osmp__flat_team(osmp_team_t t)
+int osmp__flat_team(osmp__team_t t)
 {
     return t->plan->nlevels <= 1;
 }
@@ -25,18 +25,19 @@ int osmp__flat_team(osmp_team_t t)
  *      (the same order on every rank: bitwise identical results);
  *   3. publish down s: I have read every line of step s, they may be rewritten.
  */
-int osmp__direct_allreduce(osmp_team_t t, const void *in, void *out, size_t count, size_t esize,
+int osmp__direct_allreduce(osmp__team_t t, const void *in, void *out, size_t count, size_t esize,
                            osmp__reduce_fn fn)
 {
     size_t bytes = count * esize;
     uint64_t s = ++t->step;
     char *line = osmp__claim(t, OSMP__UP, s, 1, t->peers, t->size - 1, OSMP__DOWN, s);
+    if (!line) return t->failed;
     memcpy(line, in, bytes); /* 1 */
     osmp__publish_own(t, OSMP__UP, s);
     char acc[OSMP_INLINE_MAX];
     for (int r = 0; r < t->size; r++) { /* 2 */
         const char *v = osmp__region(t, r)->chan[OSMP__UP].inline_data;
-        if (r != t->rank) osmp__wait_peer(t, r, OSMP__UP, s);
+        if (r != t->rank && osmp__wait_peer(t, r, OSMP__UP, s)) return t->failed;
         if (r == 0)
             memcpy(acc, v, bytes);
         else
@@ -59,7 +60,7 @@ int osmp__direct_allreduce(osmp_team_t t, const void *in, void *out, size_t coun
  * Each rank reduces 1/n of the data, so the work and the memory traffic are
  * spread evenly, and each part is computed once: identical results everywhere.
  */
-int osmp__sliced_allreduce(osmp_team_t t, const void *in, void *out, size_t count, size_t esize,
+int osmp__sliced_allreduce(osmp__team_t t, const void *in, void *out, size_t count, size_t esize,
                            osmp__reduce_fn fn)
 {
     int n = t->size, me = t->rank;
@@ -72,12 +73,14 @@ int osmp__sliced_allreduce(osmp_team_t t, const void *in, void *out, size_t coun
         size_t lo = k * (size_t)me / (size_t)n, hi = k * (size_t)(me + 1) / (size_t)n;
         const char *mine = (const char *)in + off * esize;
         char *up = osmp__claim(t, OSMP__UP, s1, 0, t->peers, n - 1, OSMP__DOWN, s1);
+        if (!up) return t->failed;
         memcpy(up, mine, lo * esize); /* 1: the others' parts only; I read mine in place */
         memcpy(up + hi * esize, mine + hi * esize, (k - hi) * esize);
         osmp__publish_own(t, OSMP__UP, s1);
         char *down = osmp__claim(t, OSMP__DOWN, s1, 0, t->peers, n - 1, OSMP__UP, s2); /* 2 */
+        if (!down) return t->failed;
         for (int r = 0; r < n; r++) {
-            if (r != me) osmp__wait_peer(t, r, OSMP__UP, s1);
+            if (r != me && osmp__wait_peer(t, r, OSMP__UP, s1)) return t->failed;
             const char *v = (r == me ? mine : osmp__ring(t, r, OSMP__UP, s1)) + lo * esize;
             if (r == 0)
                 memcpy(down + lo * esize, v, (hi - lo) * esize);
@@ -87,7 +90,7 @@ int osmp__sliced_allreduce(osmp_team_t t, const void *in, void *out, size_t coun
         osmp__publish_own(t, OSMP__DOWN, s1);
         for (int r = 0; r < n; r++) { /* 3 */
             size_t rlo = k * (size_t)r / (size_t)n, rhi = k * (size_t)(r + 1) / (size_t)n;
-            if (r != me) osmp__wait_peer(t, r, OSMP__DOWN, s1);
+            if (r != me && osmp__wait_peer(t, r, OSMP__DOWN, s1)) return t->failed;
             memcpy((char *)out + (off + rlo) * esize, osmp__ring(t, r, OSMP__DOWN, s1) + rlo * esize,
                    (rhi - rlo) * esize);
         }
@@ -97,11 +100,11 @@ int osmp__sliced_allreduce(osmp_team_t t, const void *in, void *out, size_t coun
 }
 
 /* Direct barrier protocol: 1. publish up s; 2. wait for every other rank's up s. */
-int osmp__direct_barrier(osmp_team_t t)
+int osmp__direct_barrier(osmp__team_t t)
 {
     uint64_t s = ++t->step;
     osmp__publish_own(t, OSMP__UP, s);
     for (int r = 0; r < t->size; r++)
-        if (r != t->rank) osmp__wait_peer(t, r, OSMP__UP, s);
+        if (r != t->rank && osmp__wait_peer(t, r, OSMP__UP, s)) return t->failed;
     return OSMP_OK;
 }

@@ -11,7 +11,7 @@
 /* From this size a flat team spreads the reduction over every rank. */
 #define SLICED_MIN_BYTES 65536
 
-int osmp__allreduce(osmp_team_t t, const void *in, void *out, size_t count, size_t esize, osmp__reduce_fn fn)
+int osmp__allreduce(osmp__team_t t, const void *in, void *out, size_t count, size_t esize, osmp__reduce_fn fn)
 {
     size_t bytes = count * esize;
     int alg = t->radix_of[OSMP__OP_ALLREDUCE];
@@ -23,7 +23,7 @@ int osmp__allreduce(osmp_team_t t, const void *in, void *out, size_t count, size
     return osmp__sliced_allreduce(t, in, out, count, esize, fn);
 }
 
-int osmp__barrier(osmp_team_t t)
+int osmp__barrier(osmp__team_t t)
 {
     int alg = t->radix_of[OSMP__OP_BARRIER];
     if (alg == OSMP__ALG_DIRECT || (alg == -1 && osmp__flat_team(t) && t->size <= DIRECT_SMALL_MAX_RANKS))

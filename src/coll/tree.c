@@ -21,24 +21,51 @@
 
 #include "coll.h"
 
-void osmp__wait_peer(osmp_team_t t, int rank, int dir, uint64_t step)
+/* Asked while sleeping on `rank`: has anyone given up on the team, or has
+ * `rank` died? A dead peer is noticed within a few milliseconds; its loss is
+ * then written into the team's shared line, so that everyone else (also those
+ * waiting on live peers that will never publish again) gives up within one
+ * more millisecond. */
+struct peer_wait {
+    osmp__team_t t;
+    int rank;
+    unsigned naps;
+};
+
+static int peer_check(void *ctx)
 {
-    struct osmp__chan *c = &osmp__region(t, rank)->chan[dir];
-    osmp__wait_reached(&c->seq, &c->waiters, step, &t->wait);
+    struct peer_wait *w = ctx;
+    osmp__team_t t = w->t;
+    osmp_atomic32_t *lost = &osmp__region(t, 0)->shared.lost;
+    if (osmp__load32(lost)) return OSMP_ERR_PEER_LOST;
+    /* Threads of this process die with it; other processes are polled every 4 naps. */
+    if (t->local[w->rank] || ++w->naps % 4 || osmp__live_alive(t->pids[w->rank])) return OSMP_OK;
+    osmp__cas32(lost, 0, (uint32_t)w->rank + 1);
+    return OSMP_ERR_PEER_LOST;
 }
 
-void osmp__publish_own(osmp_team_t t, int dir, uint64_t step)
+int osmp__wait_peer(osmp__team_t t, int rank, int dir, uint64_t step)
+{
+    struct osmp__chan *c = &osmp__region(t, rank)->chan[dir];
+    struct peer_wait w = {t, rank, 0};
+    int rc = osmp__wait_reached(&c->seq, &c->waiters, step, &t->wait, peer_check, &w);
+    if (rc) t->failed = rc;
+    return rc;
+}
+
+void osmp__publish_own(osmp__team_t t, int dir, uint64_t step)
 {
     struct osmp__chan *c = &osmp__region(t, t->rank)->chan[dir];
     osmp__publish(&c->seq, &c->waiters, step);
 }
 
-char *osmp__claim(osmp_team_t t, int dir, uint64_t step, int inline_slot, const int *consumers, int n,
+char *osmp__claim(osmp__team_t t, int dir, uint64_t step, int inline_slot, const int *consumers, int n,
                   int signal_dir, uint64_t signal_step)
 {
     struct osmp__slot_rec *rec = &t->rec[dir][inline_slot ? t->depth : (int)(step % (uint64_t)t->depth)];
-    if (rec->seq)
-        for (int i = 0; i < rec->nconsumers; i++) osmp__wait_peer(t, rec->consumers[i], rec->dir, rec->seq);
+    for (int i = 0; rec->written && i < rec->nconsumers; i++)
+        if (osmp__wait_peer(t, rec->consumers[i], rec->dir, rec->seq)) return NULL;
+    rec->written = 1;
     rec->seq = signal_step;
     rec->dir = signal_dir;
     rec->nconsumers = n;
@@ -51,7 +78,7 @@ char *osmp__claim(osmp_team_t t, int dir, uint64_t step, int inline_slot, const 
     return inline_slot ? osmp__region(t, t->rank)->chan[dir].inline_data : osmp__ring(t, t->rank, dir, step);
 }
 
-static const char *peer_data(osmp_team_t t, int rank, int dir, uint64_t step, int inline_slot)
+static const char *peer_data(osmp__team_t t, int rank, int dir, uint64_t step, int inline_slot)
 {
     return inline_slot ? osmp__region(t, rank)->chan[dir].inline_data : osmp__ring(t, rank, dir, step);
 }
@@ -72,7 +99,7 @@ static const struct {
     {OSMP__OP_ALLREDUCE, 65535, 0},     {OSMP__OP_ALLREDUCE, SIZE_MAX, 2},
 };
 
-static struct osmp__tree *build_tree(osmp_team_t t, int radix, int root)
+static struct osmp__tree *build_tree(osmp__team_t t, int radix, int root)
 {
     struct osmp_plan *plan;
     if (osmp_plan_create(t->topo, t->cores, t->size, t->hierarchy, root, &plan) != OSMP_OK) return NULL;
@@ -107,7 +134,7 @@ fail:
     return NULL;
 }
 
-const struct osmp__tree *osmp__tree_get(osmp_team_t t, enum osmp__coll_op op, size_t bytes, int root)
+const struct osmp__tree *osmp__tree_get(osmp__team_t t, enum osmp__coll_op op, size_t bytes, int root)
 {
     int radix = t->radix_of[op];
     for (size_t i = 0; radix < 0 && i < sizeof(selection) / sizeof(selection[0]); i++)
@@ -130,7 +157,7 @@ const struct osmp__tree *osmp__tree_get(osmp_team_t t, enum osmp__coll_op op, si
 /* ---------------------------------------------------------------- steps */
 
 struct pass {
-    osmp_team_t t;
+    osmp__team_t t;
     const struct osmp__tree *tree;
     uint64_t base;
     size_t esize, count, per_chunk; /* elements */
@@ -141,43 +168,47 @@ struct pass {
  *    output at the root), combine each child's published chunk into it in the
  *    tree's fixed order, then publish. The fixed order makes a floating-point
  *    result the same on every run and, broadcast from the root, on every rank. */
-static void up_step(const struct pass *p, size_t c, const char *in, char *out, osmp__reduce_fn fn)
+static int up_step(const struct pass *p, size_t c, const char *in, char *out, osmp__reduce_fn fn)
 {
-    osmp_team_t t = p->t;
+    osmp__team_t t = p->t;
     uint64_t s = p->base + 1 + c;
     size_t off = c * p->per_chunk, n = p->count - off < p->per_chunk ? p->count - off : p->per_chunk;
     char *dst = p->tree->parent < 0 ? out + off * p->esize
                                     : osmp__claim(t, OSMP__UP, s, p->inline_slot, &p->tree->parent, 1, OSMP__UP, s);
+    if (!dst) return t->failed;
     if (dst != in + off * p->esize) memcpy(dst, in + off * p->esize, n * p->esize);
     for (int i = 0; i < p->tree->nchildren; i++) {
-        osmp__wait_peer(t, p->tree->children[i], OSMP__UP, s);
+        if (osmp__wait_peer(t, p->tree->children[i], OSMP__UP, s)) return t->failed;
         fn(dst, peer_data(t, p->tree->children[i], OSMP__UP, s, p->inline_slot), n);
     }
     osmp__publish_own(t, OSMP__UP, s);
+    return OSMP_OK;
 }
 
 /* 2. Down: take the chunk from the parent's slot (the root has it in `buf`), keep
  *    it, and pass it on through my own slot if I have children. Leaves publish
  *    too: that tells the parent its slot is free again. */
-static void down_step(const struct pass *p, size_t c, char *buf)
+static int down_step(const struct pass *p, size_t c, char *buf)
 {
-    osmp_team_t t = p->t;
+    osmp__team_t t = p->t;
     uint64_t s = p->base + 1 + c;
     size_t off = c * p->per_chunk, n = p->count - off < p->per_chunk ? p->count - off : p->per_chunk;
     char *mine = buf + off * p->esize;
     if (p->tree->parent >= 0) {
-        osmp__wait_peer(t, p->tree->parent, OSMP__DOWN, s);
+        if (osmp__wait_peer(t, p->tree->parent, OSMP__DOWN, s)) return t->failed;
         memcpy(mine, peer_data(t, p->tree->parent, OSMP__DOWN, s, p->inline_slot), n * p->esize);
     }
     if (p->tree->nchildren) {
         char *dst = osmp__claim(t, OSMP__DOWN, s, p->inline_slot, p->tree->children, p->tree->nchildren,
                                 OSMP__DOWN, s);
+        if (!dst) return t->failed;
         memcpy(dst, mine, n * p->esize);
     }
     osmp__publish_own(t, OSMP__DOWN, s);
+    return OSMP_OK;
 }
 
-static int init_pass(struct pass *p, osmp_team_t t, enum osmp__coll_op op, size_t count, size_t esize, int root)
+static int init_pass(struct pass *p, osmp__team_t t, enum osmp__coll_op op, size_t count, size_t esize, int root)
 {
     size_t bytes = count * esize;
     p->t = t;
@@ -201,7 +232,7 @@ static int init_pass(struct pass *p, osmp_team_t t, enum osmp__coll_op op, size_
  *   3. a rank with children returns once they have all published the last chunk
  *      (they no longer read its buffer).
  */
-int osmp__tree_bcast(osmp_team_t t, void *buf, size_t count, size_t esize, int root)
+int osmp__tree_bcast(osmp__team_t t, void *buf, size_t count, size_t esize, int root)
 {
     struct pass p;
     int rc = init_pass(&p, t, OSMP__OP_BCAST, count, esize, root);
@@ -209,8 +240,8 @@ int osmp__tree_bcast(osmp_team_t t, void *buf, size_t count, size_t esize, int r
     size_t nchunks = (count + p.per_chunk - 1) / p.per_chunk;
     t->step += nchunks;
     if (!(t->single_copy && count * esize >= t->single_copy_min)) {
-        for (size_t c = 0; c < nchunks; c++) down_step(&p, c, buf);
-        return OSMP_OK;
+        for (size_t c = 0; c < nchunks && !rc; c++) rc = down_step(&p, c, buf);
+        return rc;
     }
     struct osmp__chan *mine = &osmp__region(t, t->rank)->chan[OSMP__DOWN];
     mine->addr = (uint64_t)(uintptr_t)buf;
@@ -220,7 +251,7 @@ int osmp__tree_bcast(osmp_team_t t, void *buf, size_t count, size_t esize, int r
         int par = p.tree->parent;
         const char *src = NULL;
         for (size_t c = 0; c < nchunks; c++) { /* 2 */
-            osmp__wait_peer(t, par, OSMP__DOWN, p.base + 1 + c);
+            if (osmp__wait_peer(t, par, OSMP__DOWN, p.base + 1 + c)) return t->failed;
             if (!src) src = (const char *)(uintptr_t)osmp__region(t, par)->chan[OSMP__DOWN].addr;
             size_t off = c * p.per_chunk * esize, n = count * esize - off;
             if (n > p.per_chunk * esize) n = p.per_chunk * esize;
@@ -229,7 +260,7 @@ int osmp__tree_bcast(osmp_team_t t, void *buf, size_t count, size_t esize, int r
         }
     }
     for (int i = 0; i < p.tree->nchildren; i++) /* 3 */
-        osmp__wait_peer(t, p.tree->children[i], OSMP__DOWN, p.base + nchunks);
+        if (osmp__wait_peer(t, p.tree->children[i], OSMP__DOWN, p.base + nchunks)) return t->failed;
     return rc;
 }
 
@@ -241,7 +272,7 @@ int osmp__tree_bcast(osmp_team_t t, void *buf, size_t count, size_t esize, int r
  *      broadcast, `lag` chunks behind the up steps so both directions stay busy.
  * Every rank of an allreduce receives the root's bytes: results are identical.
  */
-int osmp__tree_reduce(osmp_team_t t, const void *in, void *out, size_t count, size_t esize, osmp__reduce_fn fn,
+int osmp__tree_reduce(osmp__team_t t, const void *in, void *out, size_t count, size_t esize, osmp__reduce_fn fn,
                       int root, int all)
 {
     struct pass p;
@@ -251,23 +282,24 @@ int osmp__tree_reduce(osmp_team_t t, const void *in, void *out, size_t count, si
     t->step += nchunks;
     size_t lag = all ? (size_t)(t->depth > 1 ? t->depth / 2 : 1) : 0;
     if (lag > nchunks) lag = nchunks;
-    for (size_t c = 0; c < nchunks + lag; c++) {
-        if (c < nchunks) up_step(&p, c, in, out, fn);
-        if (all && c >= lag) down_step(&p, c - lag, out);
+    for (size_t c = 0; c < nchunks + lag && !rc; c++) {
+        if (c < nchunks) rc = up_step(&p, c, in, out, fn);
+        if (!rc && all && c >= lag) rc = down_step(&p, c - lag, out);
     }
-    return OSMP_OK;
+    return rc;
 }
 
 /* Barrier protocol: 1. up: wait for every child, publish; 2. down: wait for the
  * parent, publish. One step, no data. */
-int osmp__tree_barrier(osmp_team_t t)
+int osmp__tree_barrier(osmp__team_t t)
 {
     const struct osmp__tree *tree = osmp__tree_get(t, OSMP__OP_BARRIER, 0, 0);
     if (!tree) return OSMP_ERR_NO_MEMORY;
     uint64_t s = ++t->step;
-    for (int i = 0; i < tree->nchildren; i++) osmp__wait_peer(t, tree->children[i], OSMP__UP, s);
+    for (int i = 0; i < tree->nchildren; i++)
+        if (osmp__wait_peer(t, tree->children[i], OSMP__UP, s)) return t->failed;
     osmp__publish_own(t, OSMP__UP, s);
-    if (tree->parent >= 0) osmp__wait_peer(t, tree->parent, OSMP__DOWN, s);
+    if (tree->parent >= 0 && osmp__wait_peer(t, tree->parent, OSMP__DOWN, s)) return t->failed;
     osmp__publish_own(t, OSMP__DOWN, s);
     return OSMP_OK;
 }

@@ -61,6 +61,13 @@ static inline uint32_t osmp__fetch_sub32(osmp_atomic32_t *p, uint32_t v)
     return atomic_fetch_sub_explicit(p, v, memory_order_seq_cst);
 }
 
+/* Store desired if *p holds expected; 1 on success. */
+static inline int osmp__cas32(osmp_atomic32_t *p, uint32_t expected, uint32_t desired)
+{
+    return atomic_compare_exchange_strong_explicit(p, &expected, desired, memory_order_seq_cst,
+                                                   memory_order_seq_cst);
+}
+
 static inline void osmp__fence_seq_cst(void)
 {
     atomic_thread_fence(memory_order_seq_cst);

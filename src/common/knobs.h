@@ -22,6 +22,12 @@
     X(ALLREDUCE_ALG, "auto", "allreduce: auto, flat, kary:K, direct (all-read small, sliced large)")        \
     X(SPIN, "4000", "polls of a flag before yielding the core")                                             \
     X(YIELDS, "50", "sched_yield calls before sleeping on a futex")                                         \
+    X(JOIN_TIMEOUT, "60", "seconds a participant waits for the others to join a team under osmp-run or as "  \
+                          "threads before failing with OSMP_ERR_TIMEOUT (0: forever)")                      \
+    X(CHECK_ARGS, "0", "1: every collective first compares a checksum of its arguments across the team and " \
+                       "fails with OSMP_ERR_MISMATCH where they differ (debugging; one more small allreduce)") \
+    X(STEP_START, "0", "testing: the value the team's sequence counters start from (e.g. near 2^64 to "       \
+                       "exercise wrap-around)")                                                              \
     X(VERBOSE, "0", "libosmp_mpi: 1 prints why calls fall back (once per reason) and per-call counts at "    \
                     "MPI_Finalize")                                                                          \
     X(MPI_DISABLE, "0", "libosmp_mpi: 1 passes every call to the MPI library; or a list of operations to "   \

@@ -16,6 +16,8 @@ int osmp_spec_parse(const char *spec, struct osmp_spec_level *levels, int *nleve
         osmp__why(err, err_len, "no spec");
         return OSMP_ERR_INVALID_ARG;
     }
+    /* Levels go to the caller only once the whole spec is good (osmp.h's error contract). */
+    struct osmp_spec_level parsed[OSMP_SPEC_MAX_LEVELS];
     int n = 0;
     const char *p = spec;
     while (isspace((unsigned char)*p)) p++;
@@ -63,8 +65,8 @@ int osmp_spec_parse(const char *spec, struct osmp_spec_level *levels, int *nleve
             osmp__why(err, err_len, "hierarchy spec \"%s\" has more than %d levels", spec, OSMP_SPEC_MAX_LEVELS);
             return OSMP_ERR_SPEC;
         }
-        levels[n].kind = (osmp_domain_kind_t)kind;
-        levels[n].split = (int)split;
+        parsed[n].kind = (osmp_domain_kind_t)kind;
+        parsed[n].split = (int)split;
         n++;
         if (*p == '\0') break;
         if (*p != ',') {
@@ -74,6 +76,7 @@ int osmp_spec_parse(const char *spec, struct osmp_spec_level *levels, int *nleve
         }
         p++;
     }
+    memcpy(levels, parsed, sizeof(parsed[0]) * (size_t)n);
     *nlevels = n;
     return OSMP_OK;
 }

@@ -1,6 +1,8 @@
 /* POSIX shared memory segments: creation with unguessable names, attach, unlink. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,8 +14,44 @@
 #include "osmp.h"
 #include "shm.h"
 
+/* A name is "/osmp-<creator pid>-<random hex>". It exists in /dev/shm only
+ * while a team is being created: the creator unlinks it as soon as every
+ * participant has mapped it. If all of them are killed inside that window, the
+ * next creation (or osmp-run, or osmp_shm_cleanup) removes it: its creator is
+ * dead. */
+int osmp__seg_reap(void)
+{
+    DIR *d = opendir("/dev/shm");
+    if (!d) return -1;
+    int removed = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        int pid, len = 0;
+        struct stat st;
+        if (sscanf(e->d_name, "osmp-%d-%n", &pid, &len) != 1 || len == 0 || pid <= 0) continue;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+            st.st_uid != geteuid())
+            continue;
+        if (kill(pid, 0) == 0 || errno != ESRCH) continue; /* alive (or not ours to judge) */
+        char name[300];
+        snprintf(name, sizeof(name), "/%s", e->d_name);
+        if (shm_unlink(name) == 0) removed++;
+    }
+    closedir(d);
+    return removed;
+}
+
+int osmp_shm_cleanup(int *removed)
+{
+    int n = osmp__seg_reap();
+    if (n < 0) return OSMP_ERR_SHM;
+    if (removed) *removed = n;
+    return OSMP_OK;
+}
+
 int osmp__seg_create(size_t size, char name[OSMP_SEG_NAME_MAX], void **addr)
 {
+    osmp__seg_reap();
     unsigned char rnd[12];
     if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) return OSMP_ERR_SHM;
     int n = snprintf(name, OSMP_SEG_NAME_MAX, "/osmp-%d-", (int)getpid());

@@ -15,6 +15,15 @@ int osmp__seg_create(size_t size, char name[OSMP_SEG_NAME_MAX], void **addr);
 int osmp__seg_attach(const char *name, size_t size, void **addr);
 void osmp__seg_unlink(const char *name);
 void osmp__seg_detach(void *addr, size_t size);
+/* Unlink this user's segments whose creator (the pid in the name) is dead; the
+ * count removed, or -1 if /dev/shm cannot be read. */
+int osmp__seg_reap(void);
+
+/* Peer liveness (liveness.c): watch a peer process for the lifetime of a team
+ * (refcounted), and ask whether it still runs. */
+void osmp__live_watch(pid_t pid);
+void osmp__live_unwatch(pid_t pid);
+int osmp__live_alive(pid_t pid);
 
 /* Copy len bytes at `src` in process `pid` into dst: plain loads when the source
  * is in this process, Linux CMA (process_vm_readv) otherwise. */

@@ -3,10 +3,13 @@
  * core and answers within a microsecond; yielding lets an oversubscribed peer
  * (64 participants on 2 cores) run; the futex keeps idle waiters off the CPU.
  * The futex word is the low half of the 64-bit counter (little-endian), so the
- * kernel's compare sees every publication.
+ * kernel's compare sees every publication. Sleeps are bounded to a millisecond,
+ * which bounds a missed wake-up and lets the caller's check notice a dead peer.
  */
 #define _GNU_SOURCE
 #include "wait.h"
+
+#include "osmp.h"
 
 #include <limits.h>
 #include <linux/futex.h>
@@ -21,15 +24,15 @@ static uint32_t *low_half(osmp_atomic64_t *ctr)
     return (uint32_t *)(void *)ctr;
 }
 
-void osmp__wait_reached(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t target,
-                        const struct osmp__wait_policy *policy)
+int osmp__wait_reached(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t target,
+                       const struct osmp__wait_policy *policy, osmp__wait_check_fn check, void *ctx)
 {
     for (long i = 0; i < policy->spin; i++) {
-        if (osmp__seq_reached(osmp__load_acquire(ctr), target)) return;
+        if (osmp__seq_reached(osmp__load_acquire(ctr), target)) return OSMP_OK;
         osmp__cpu_relax();
     }
     for (long i = 0; i < policy->yields; i++) {
-        if (osmp__seq_reached(osmp__load_acquire(ctr), target)) return;
+        if (osmp__seq_reached(osmp__load_acquire(ctr), target)) return OSMP_OK;
         sched_yield();
     }
     for (;;) {
@@ -38,13 +41,15 @@ void osmp__wait_reached(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t
         uint64_t seen = osmp__load_acquire(ctr);
         if (osmp__seq_reached(seen, target)) {
             osmp__fetch_sub32(waiters, 1);
-            return;
+            return OSMP_OK;
         }
-        /* A timeout bounds the cost of any missed wake-up to a millisecond. */
         struct timespec ts = {0, 1000000};
         syscall(SYS_futex, low_half(ctr), FUTEX_WAIT, (uint32_t)seen, &ts, NULL, 0);
         osmp__fetch_sub32(waiters, 1);
-        if (osmp__seq_reached(osmp__load_acquire(ctr), target)) return;
+        if (osmp__seq_reached(osmp__load_acquire(ctr), target)) return OSMP_OK;
+        int rc = check ? check(ctx) : OSMP_OK;
+        /* The peer may have published and then exited: the counter has the last word. */
+        if (rc) return osmp__seq_reached(osmp__load_acquire(ctr), target) ? OSMP_OK : rc;
     }
 }
 
@@ -53,4 +58,11 @@ void osmp__publish(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t v)
     osmp__store_release(ctr, v);
     osmp__fence_seq_cst();
     if (osmp__load32(waiters)) syscall(SYS_futex, low_half(ctr), FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+int64_t osmp__now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }

@@ -9,12 +9,21 @@ struct osmp__wait_policy {
     long yields; /* sched_yield calls before sleeping */
 };
 
+/* Asked about once per millisecond while a waiter sleeps: OSMP_OK to go on
+ * waiting, or the status to give up with (a dead peer, a deadline passed). */
+typedef int (*osmp__wait_check_fn)(void *ctx);
+
 /* Block until *ctr reaches target (osmp__seq_reached). A sleeper announces itself
- * in *waiters, which the writer of ctr checks after publishing (osmp__publish). */
-void osmp__wait_reached(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t target,
-                        const struct osmp__wait_policy *policy);
+ * in *waiters, which the writer of ctr checks after publishing (osmp__publish).
+ * Returns OSMP_OK, or the first non-OK answer of check (NULL: never asked) if
+ * the counter has still not reached target after that answer. */
+int osmp__wait_reached(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t target,
+                       const struct osmp__wait_policy *policy, osmp__wait_check_fn check, void *ctx);
 
 /* Store v into *ctr with release semantics and wake sleepers, if any. */
 void osmp__publish(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t v);
+
+/* Monotonic clock in nanoseconds, for deadlines. */
+int64_t osmp__now_ns(void);
 
 #endif

@@ -18,25 +18,39 @@ void osmp__rv_init(struct osmp__rv *rv, int size, size_t maxlen)
     rv->maxlen = (uint32_t)maxlen;
 }
 
+struct rv_wait {
+    struct osmp__rv *rv;
+    int64_t deadline;
+};
+
+static int rv_check(void *ctx)
+{
+    const struct rv_wait *w = ctx;
+    if (osmp__load32(&w->rv->lost)) return OSMP_ERR_PEER_LOST;
+    if (w->deadline && osmp__now_ns() > w->deadline) return OSMP_ERR_TIMEOUT;
+    return OSMP_OK;
+}
+
 /* Sense by generation: the last to arrive resets the count, then opens the next generation. */
-void osmp__rv_barrier(struct osmp__rv *rv, const struct osmp__wait_policy *wait)
+int osmp__rv_barrier(struct osmp__rv *rv, const struct osmp__wait_policy *wait, int64_t deadline)
 {
     uint64_t g = osmp__load_acquire(&rv->gen);
     if (osmp__fetch_add(&rv->arrived, 1) + 1 == rv->size) {
         osmp__store_relaxed(&rv->arrived, 0);
         osmp__publish(&rv->gen, &rv->waiters, g + 1);
-    } else {
-        osmp__wait_reached(&rv->gen, &rv->waiters, g + 1, wait);
+        return OSMP_OK;
     }
+    struct rv_wait w = {rv, deadline};
+    return osmp__wait_reached(&rv->gen, &rv->waiters, g + 1, wait, rv_check, &w);
 }
 
 int osmp__rv_allgather(struct osmp__rv *rv, int rank, const void *send, void *recv, size_t len,
-                       const struct osmp__wait_policy *wait)
+                       const struct osmp__wait_policy *wait, int64_t deadline)
 {
     if (len > rv->maxlen || rank < 0 || (uint32_t)rank >= rv->size) return OSMP_ERR_INVALID_ARG;
     memcpy(rv->data + (size_t)rank * rv->maxlen, send, len);
-    osmp__rv_barrier(rv, wait);
+    int rc = osmp__rv_barrier(rv, wait, deadline);
+    if (rc) return rc;
     for (uint32_t r = 0; r < rv->size; r++) memcpy((char *)recv + r * len, rv->data + r * rv->maxlen, len);
-    osmp__rv_barrier(rv, wait);
-    return OSMP_OK;
+    return osmp__rv_barrier(rv, wait, deadline);
 }

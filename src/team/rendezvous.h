@@ -12,17 +12,20 @@ struct osmp__rv {
     osmp_atomic64_t arrived;
     osmp_atomic64_t gen;
     osmp_atomic32_t waiters;
+    osmp_atomic32_t lost; /* 1 + the rank that died, written by the supervisor (osmp-run) */
     uint32_t size;
     uint32_t maxlen;
-    uint32_t pad;
     char data[]; /* size * maxlen */
 };
 
 size_t osmp__rv_bytes(int size, size_t maxlen);
 void osmp__rv_init(struct osmp__rv *rv, int size, size_t maxlen);
-void osmp__rv_barrier(struct osmp__rv *rv, const struct osmp__wait_policy *wait);
+/* OSMP_OK; OSMP_ERR_PEER_LOST once the supervisor has marked a participant
+ * lost; OSMP_ERR_TIMEOUT past deadline (osmp__now_ns; 0: none). After a failure
+ * the rendezvous is not usable again. */
+int osmp__rv_barrier(struct osmp__rv *rv, const struct osmp__wait_policy *wait, int64_t deadline);
 /* Everyone passes len <= maxlen bytes and receives size * len in rank order. */
 int osmp__rv_allgather(struct osmp__rv *rv, int rank, const void *send, void *recv, size_t len,
-                       const struct osmp__wait_policy *wait);
+                       const struct osmp__wait_policy *wait, int64_t deadline);
 
 #endif

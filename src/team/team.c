@@ -15,8 +15,14 @@
  * One segment per team, carved into per-participant regions: every group of the
  * plan finds its members' mailboxes there, and /dev/shm holds one name only for
  * the time of one exchange.
+ *
+ * Failures. A participant that fails to set up still takes part in both
+ * exchanges, so that everyone returns its status; after step 4 every mapping is
+ * undone on every failure path. Each participant watches the other processes of
+ * the team (liveness.c) for as long as the team exists.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -28,7 +34,22 @@
 #include "coll/coll.h"
 #include "common/knobs.h"
 #include "common/util.h"
+#include "shm/shm.h"
 #include "team/rendezvous.h"
+#include "team/team.h"
+
+pid_t osmp__self_pid;
+
+static void after_fork_in_child(void)
+{
+    osmp__self_pid = getpid();
+}
+
+__attribute__((constructor)) static void init_self_pid(void)
+{
+    osmp__self_pid = getpid();
+    pthread_atfork(NULL, NULL, after_fork_in_child);
+}
 
 /* ---------------------------------------------------------------- topology */
 
@@ -92,7 +113,8 @@ static int parse_alg(enum osmp_knob k, int *radix)
 
 struct boot1 {
     int32_t status, core, pid, single_copy_mode; /* mode: 0 none, 1 auto, 2 required */
-    uint64_t probe_addr, chunk, depth, single_copy_min;
+    int32_t check_args, pad;
+    uint64_t probe_addr, chunk, depth, single_copy_min, step_start;
     int32_t radix[OSMP__OP_COUNT];
     char seg_name[OSMP_SEG_NAME_MAX];
     char hierarchy[128];
@@ -116,13 +138,23 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy)
     long chunk = osmp__knob_long(OSMP_KNOB_CHUNK_SIZE, 64, 16 << 20, err, sizeof(err));
     long depth = chunk < 0 ? -1 : osmp__knob_long(OSMP_KNOB_PIPELINE_DEPTH, 1, OSMP__MAX_DEPTH, err, sizeof(err));
     long scmin = depth < 0 ? -1 : osmp__knob_long(OSMP_KNOB_SINGLE_COPY_MIN, 0, 1L << 40, err, sizeof(err));
-    if (scmin < 0) {
+    long check = scmin < 0 ? -1 : osmp__knob_long(OSMP_KNOB_CHECK_ARGS, 0, 1, err, sizeof(err));
+    if (check < 0) {
         report_knob(err);
         return OSMP_ERR_KNOB;
     }
     b->chunk = (uint64_t)chunk & ~(uint64_t)7; /* whole elements of every datatype */
     b->depth = (uint64_t)depth;
     b->single_copy_min = (uint64_t)scmin;
+    b->check_args = (int32_t)check;
+    const char *start = osmp__knob_str(OSMP_KNOB_STEP_START);
+    char *end;
+    errno = 0;
+    b->step_start = strtoull(start, &end, 0);
+    if (errno || *end || end == start || *start == '-') {
+        report_knob("OSMP_STEP_START must be an unsigned 64-bit integer");
+        return OSMP_ERR_KNOB;
+    }
     const char *sc = osmp__knob_str(OSMP_KNOB_SINGLE_COPY);
     b->single_copy_mode = strcmp(sc, "none") == 0 ? 0 : strcmp(sc, "auto") == 0 ? 1 : strcmp(sc, "cma") == 0 ? 2 : -1;
     if (b->single_copy_mode < 0) {
@@ -156,14 +188,19 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy)
 
 struct osmp__thread_rv {
     int nthreads;
+    int failed; /* a rendezvous failed: the arrival counts no longer agree */
+    int rc;     /* thread 0's exchange over the parent team */
     struct osmp__wait_policy wait;
-    char *all;         /* parent size * nthreads * maxlen */
+    char *all;           /* parent size * nthreads * maxlen */
     struct osmp__rv *rv; /* nthreads records of maxlen */
 };
 
 /* ---------------------------------------------------------------- create/destroy */
 
-static void free_team(osmp_team_t t)
+static pthread_mutex_t dead_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct osmp_team *dead_handles;
+
+static void free_team(osmp__team_t t)
 {
     if (!t) return;
     for (int i = 0; i < t->narr; i++) {
@@ -187,6 +224,8 @@ static void free_team(osmp_team_t t)
         free(t->thread_rv->rv);
         free(t->thread_rv);
     }
+    for (int r = 0; t->watching && r < t->size; r++)
+        if (!t->local[r]) osmp__live_unwatch(t->pids[r]);
     osmp_plan_destroy(t->plan);
     free(t->pids);
     free(t->peers);
@@ -205,6 +244,13 @@ static int worst(const int32_t *status, int n, size_t stride)
     return w;
 }
 
+/* An out-of-band exchange failed: OSMP's own exchanges say why (a lost peer, a
+ * timeout); anything else is a bootstrap failure. */
+static int oob_status(int rc)
+{
+    return rc == OSMP_ERR_PEER_LOST || rc == OSMP_ERR_TIMEOUT ? rc : OSMP_ERR_BOOTSTRAP;
+}
+
 int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
 {
     if (!p || !out || p->size < 1 || p->rank < 0 || p->rank >= p->size || (p->size > 1 && !p->oob_allgather))
@@ -212,7 +258,8 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     osmp_topo_t topo;
     int rc = get_topo(&topo);
     if (rc) return rc;
-    struct osmp_team *t = calloc(1, sizeof(*t));
+    struct osmp__team *t = calloc(1, sizeof(*t));
+    struct osmp_team *h = calloc(1, sizeof(*h));
     struct boot1 *all1 = calloc((size_t)p->size, sizeof(*all1));
     struct boot2 *all2 = calloc((size_t)p->size, sizeof(*all2));
     if (t) {
@@ -222,7 +269,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
         t->peers = calloc((size_t)p->size, sizeof(*t->peers));
         t->thread_rv_lock = malloc(sizeof(pthread_mutex_t));
     }
-    if (!t || !all1 || !all2 || !t->pids || !t->local || !t->cores || !t->peers || !t->thread_rv_lock) {
+    if (!t || !h || !all1 || !all2 || !t->pids || !t->local || !t->cores || !t->peers || !t->thread_rv_lock) {
         /* still take part in the exchange so the others fail instead of waiting */
         rc = OSMP_ERR_NO_MEMORY;
     } else {
@@ -249,14 +296,21 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
             }
         }
     }
-    if (p->size == 1) {
+    int orc = 0;
+    if (p->size == 1)
         *all1 = mine;
-    } else if (p->oob_allgather(p->oob_ctx, &mine, all1, sizeof(mine))) { /* 2 */
-        rc = OSMP_ERR_BOOTSTRAP;
+    else
+        orc = p->oob_allgather(p->oob_ctx, &mine, all1, sizeof(mine)); /* 2 */
+    rc = orc ? oob_status(orc) : worst(&all1[0].status, p->size, sizeof(*all1));
+    if (rc) {
+        if (seg && p->size > 1) {
+            osmp__seg_unlink(mine.seg_name);
+            osmp__seg_detach(seg, seg_size);
+        } else {
+            free(seg);
+        }
         goto fail;
     }
-    rc = worst(&all1[0].status, p->size, sizeof(*all1));
-    if (rc) goto fail;
 
     const struct boot1 *r0 = &all1[0];
     t->rank = p->rank;
@@ -265,6 +319,8 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     t->chunk = r0->chunk;
     t->depth = (int)r0->depth;
     t->single_copy_min = r0->single_copy_min;
+    t->check_args = r0->check_args;
+    t->step = r0->step_start;
     memcpy(t->radix_of, r0->radix, sizeof(t->radix_of));
     snprintf(t->hierarchy, sizeof(t->hierarchy), "%s", r0->hierarchy);
     t->region_size = (sizeof(struct osmp__region) + 2 * r0->depth * r0->chunk + 4095) & ~(size_t)4095;
@@ -293,7 +349,15 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     } else {
         mine2.status = osmp__seg_attach(r0->seg_name, t->seg_size, &t->seg); /* 3 */
     }
-    if (!mine2.status) memset(osmp__region(t, t->rank), 0, t->region_size); /* first touch */
+    if (!mine2.status) {
+        struct osmp__region *my = osmp__region(t, t->rank);
+        memset(my, 0, t->region_size); /* first touch */
+        my->chan[OSMP__UP].seq = my->chan[OSMP__DOWN].seq = t->step;
+    }
+    /* Watch the peers from now on: a participant that dies from here is noticed by the others' waits. */
+    for (int r = 0; r < t->size; r++)
+        if (!t->local[r]) osmp__live_watch(t->pids[r]);
+    t->watching = 1;
     int next = (t->rank + 1) % t->size;
     if (!t->local[next]) {
         uint64_t v = 0;
@@ -301,63 +365,72 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
                                               sizeof(v)) == OSMP_OK &&
                               v == probe_word;
     }
-    if (p->size > 1 && p->oob_allgather(p->oob_ctx, &mine2, all2, sizeof(mine2))) { /* 4 */
-        rc = OSMP_ERR_BOOTSTRAP;
-        goto fail;
-    }
-    if (p->size == 1) *all2 = mine2;
+    orc = 0;
+    if (p->size > 1)
+        orc = p->oob_allgather(p->oob_ctx, &mine2, all2, sizeof(mine2)); /* 4 */
+    else
+        *all2 = mine2;
     if (p->rank == 0 && p->size > 1) osmp__seg_unlink(r0->seg_name);
-    rc = worst(&all2[0].status, p->size, sizeof(*all2));
+    rc = orc ? oob_status(orc) : worst(&all2[0].status, p->size, sizeof(*all2));
     int readable = 1;
     for (int r = 0; r < p->size; r++) readable &= all2[r].can_read_next;
     t->single_copy = r0->single_copy_mode && readable;
     if (!rc && r0->single_copy_mode == 2 && !readable) rc = OSMP_ERR_UNSUPPORTED;
     if (!rc) rc = osmp_plan_create(topo, t->cores, t->size, t->hierarchy, 0, &t->plan);
-    if (rc) goto fail_mapped;
+    if (rc) goto fail;
     free(all1);
     free(all2);
-    *out = t;
+    h->magic = OSMP__TEAM_LIVE;
+    h->impl = t;
+    h->pid = osmp__self_pid;
+    *out = h;
     return OSMP_OK;
 
 fail:
-    if (p->rank == 0 && seg) {
-        if (p->size > 1) {
-            osmp__seg_unlink(mine.seg_name);
-            osmp__seg_detach(seg, seg_size);
-        } else {
-            free(seg);
-        }
-    }
-    if (t) t->seg = NULL;
-fail_mapped:
     free_team(t);
+    free(h);
     free(all1);
     free(all2);
     return rc;
 }
 
-int osmp_team_destroy(osmp_team_t t)
+int osmp_team_destroy(osmp_team_t h)
 {
-    if (!t) return OSMP_ERR_INVALID_ARG;
-    /* Nobody may still read my region when it goes away. */
-    int rc = osmp__tree_barrier(t);
+    osmp__team_t t;
+    int rc = osmp__team_of(h, &t);
+    if (rc != OSMP_OK && rc != OSMP_ERR_PEER_LOST) return rc;
+    /* Nobody may still read my region when it goes away; a failed team cannot
+     * agree on that any more, and nobody will read it again either. */
+    if (!rc) rc = osmp__tree_barrier(t);
     free_team(t);
+    pthread_mutex_lock(&dead_lock);
+    h->magic = OSMP__TEAM_DEAD;
+    h->impl = NULL;
+    h->next_dead = dead_handles;
+    dead_handles = h;
+    pthread_mutex_unlock(&dead_lock);
     return rc;
 }
 
-int osmp_team_rank(osmp_team_t t)
+int osmp_team_rank(osmp_team_t h)
 {
-    return t ? t->rank : OSMP_ERR_INVALID_ARG;
+    osmp__team_t t;
+    int rc = osmp__team_of(h, &t);
+    return rc && rc != OSMP_ERR_PEER_LOST ? rc : t->rank;
 }
 
-int osmp_team_size(osmp_team_t t)
+int osmp_team_size(osmp_team_t h)
 {
-    return t ? t->size : OSMP_ERR_INVALID_ARG;
+    osmp__team_t t;
+    int rc = osmp__team_of(h, &t);
+    return rc && rc != OSMP_ERR_PEER_LOST ? rc : t->size;
 }
 
-const struct osmp_plan *osmp_team_plan(osmp_team_t t)
+const struct osmp_plan *osmp_team_plan(osmp_team_t h)
 {
-    return t ? t->plan : NULL;
+    osmp__team_t t;
+    int rc = osmp__team_of(h, &t);
+    return rc && rc != OSMP_ERR_PEER_LOST ? NULL : t->plan;
 }
 
 /* ---------------------------------------------------------------- threads */
@@ -366,7 +439,19 @@ struct thread_oob {
     osmp_team_t parent;
     struct osmp__thread_rv *trv;
     int index;
+    int64_t deadline;
 };
+
+static int64_t join_deadline(void)
+{
+    char err[128];
+    long s = osmp__knob_long(OSMP_KNOB_JOIN_TIMEOUT, 0, 1L << 30, err, sizeof(err));
+    if (s < 0) {
+        report_knob(err);
+        s = 60;
+    }
+    return s ? osmp__now_ns() + (int64_t)s * 1000000000 : 0;
+}
 
 /* Allgather for threads of several processes: the threads of a process meet in
  * memory, thread 0 exchanges the process's records over the parent team. */
@@ -375,21 +460,27 @@ static int thread_oob_allgather(void *ctx, const void *send, void *recv, size_t 
     struct thread_oob *o = ctx;
     struct osmp__thread_rv *trv = o->trv;
     struct osmp__rv *rv = trv->rv;
-    int T = trv->nthreads, P = o->parent->size;
+    int T = trv->nthreads, P = o->parent->impl->size, rc;
     if (len > THREAD_RV_MAXLEN) return -1;
     memcpy(rv->data + (size_t)o->index * len, send, len); /* packed: T records of len */
-    osmp__rv_barrier(rv, &trv->wait);
-    int rc = OSMP_OK;
-    if (o->index == 0) rc = osmp_allgather(o->parent, rv->data, trv->all, (size_t)T * len, OSMP_UINT8);
-    osmp__rv_barrier(rv, &trv->wait);
+    if ((rc = osmp__rv_barrier(rv, &trv->wait, o->deadline))) goto out;
+    if (o->index == 0) trv->rc = osmp_allgather(o->parent, rv->data, trv->all, (size_t)T * len, OSMP_UINT8);
+    if ((rc = osmp__rv_barrier(rv, &trv->wait, o->deadline))) goto out;
     memcpy(recv, trv->all, (size_t)P * (size_t)T * len);
-    osmp__rv_barrier(rv, &trv->wait);
+    rc = trv->rc;
+    int rc2 = osmp__rv_barrier(rv, &trv->wait, o->deadline);
+    if (!rc) rc = rc2;
+out:
+    if (rc == OSMP_ERR_TIMEOUT) trv->failed = rc;
     return rc;
 }
 
-int osmp_team_create_threads(osmp_team_t parent, int nthreads, int index, osmp_team_t *team)
+int osmp_team_create_threads(osmp_team_t parent_h, int nthreads, int index, osmp_team_t *team)
 {
-    if (!parent || !team || nthreads < 1 || index < 0 || index >= nthreads) return OSMP_ERR_INVALID_ARG;
+    osmp__team_t parent;
+    int rc = osmp__team_of(parent_h, &parent);
+    if (rc) return rc;
+    if (!team || nthreads < 1 || index < 0 || index >= nthreads) return OSMP_ERR_INVALID_ARG;
     pthread_mutex_lock(parent->thread_rv_lock);
     if (!parent->thread_rv) {
         struct osmp__thread_rv *trv = calloc(1, sizeof(*trv));
@@ -414,7 +505,8 @@ int osmp_team_create_threads(osmp_team_t parent, int nthreads, int index, osmp_t
     pthread_mutex_unlock(parent->thread_rv_lock);
     if (!trv) return OSMP_ERR_NO_MEMORY;
     if (trv->nthreads != nthreads) return OSMP_ERR_INVALID_ARG;
-    struct thread_oob oob = {parent, trv, index};
+    if (trv->failed) return trv->failed;
+    struct thread_oob oob = {parent_h, trv, index, join_deadline()};
     osmp_topo_t topo;
     get_topo(&topo);
     struct osmp_team_params p = {
@@ -426,7 +518,12 @@ int osmp_team_create_threads(osmp_team_t parent, int nthreads, int index, osmp_t
         .oob_allgather = thread_oob_allgather,
         .oob_ctx = &oob,
     };
-    return osmp_team_create(&p, team);
+    rc = osmp_team_create(&p, team);
+    if (!rc) {
+        (*team)->thread = 1;
+        (*team)->owner = pthread_self();
+    }
+    return rc;
 }
 
 /* ---------------------------------------------------------------- init */
@@ -435,12 +532,13 @@ static osmp_team_t world;
 static struct osmp__rv *run_rv;
 static size_t run_rv_bytes;
 static int run_rank;
-static struct osmp__wait_policy run_wait = {50, 1000000};
+static int64_t run_deadline;
+static struct osmp__wait_policy run_wait = {50, 2000};
 
 static int run_allgather(void *ctx, const void *send, void *recv, size_t len)
 {
     (void)ctx;
-    return osmp__rv_allgather(run_rv, run_rank, send, recv, len, &run_wait);
+    return osmp__rv_allgather(run_rv, run_rank, send, recv, len, &run_wait, run_deadline);
 }
 
 static int env_int(const char *name, int *v)
@@ -466,14 +564,23 @@ int osmp_init(osmp_team_t *out)
     if (getenv("OSMP_RUN_FD")) { /* started by osmp-run */
         struct stat st;
         if (env_int("OSMP_RUN_FD", &fd) || env_int("OSMP_RUN_RANK", &p.rank) || env_int("OSMP_RUN_SIZE", &p.size) ||
-            fstat(fd, &st) != 0)
+            fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(struct osmp__rv))
             return OSMP_ERR_BOOTSTRAP;
         if (env_int("OSMP_RUN_CORE", &p.core)) p.core = -1;
         run_rv_bytes = (size_t)st.st_size;
         run_rv = mmap(NULL, run_rv_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         close(fd);
-        if (run_rv == MAP_FAILED || run_rv->size != (uint32_t)p.size) return OSMP_ERR_BOOTSTRAP;
+        if (run_rv == MAP_FAILED) {
+            run_rv = NULL;
+            return OSMP_ERR_BOOTSTRAP;
+        }
+        if (run_rv->size != (uint32_t)p.size || osmp__rv_bytes(p.size, run_rv->maxlen) > run_rv_bytes) {
+            munmap(run_rv, run_rv_bytes);
+            run_rv = NULL;
+            return OSMP_ERR_BOOTSTRAP;
+        }
         run_rank = p.rank;
+        run_deadline = join_deadline();
         p.oob_allgather = run_allgather;
     }
     int rc = osmp_team_create(&p, &world);

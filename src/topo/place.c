@@ -124,12 +124,10 @@ static long parse_index(const char **p)
     return v;
 }
 
-int osmp_core_list_parse(const char *list, int ncores, int *cores, int cap, int *n, char *err, size_t err_len)
+/* One pass over a core list: validates it and counts its entries into *n, and stores them in out
+ * unless out is NULL. */
+static int scan_core_list(const char *list, int ncores, int *out, int cap, int *n, char *err, size_t err_len)
 {
-    if (!list || !n || (cap > 0 && !cores)) {
-        osmp__why(err, err_len, "invalid arguments");
-        return OSMP_ERR_INVALID_ARG;
-    }
     int k = 0;
     const char *p = list;
     for (;;) {
@@ -158,11 +156,24 @@ int osmp_core_list_parse(const char *list, int ncores, int *cores, int cap, int 
                 osmp__why(err, err_len, "core list \"%s\" has more than %d entries", list, cap);
                 return OSMP_ERR_RANGE;
             }
-            cores[k++] = (int)c;
+            if (out) out[k] = (int)c;
+            k++;
         }
         if (*p == '\0') break;
         p++;
     }
     *n = k;
     return OSMP_OK;
+}
+
+int osmp_core_list_parse(const char *list, int ncores, int *cores, int cap, int *n, char *err, size_t err_len)
+{
+    if (!list || !n || (cap > 0 && !cores)) {
+        osmp__why(err, err_len, "invalid arguments");
+        return OSMP_ERR_INVALID_ARG;
+    }
+    /* Validate first: the cores are written only when the whole list is good (osmp.h's error contract). */
+    int k, rc = scan_core_list(list, ncores, NULL, cap, &k, err, err_len);
+    if (rc == OSMP_OK) rc = scan_core_list(list, ncores, cores, cap, n, err, err_len);
+    return rc;
 }

@@ -1,0 +1,83 @@
+/*
+ * Is a peer process still alive? A pidfd names one process for good (a pid may
+ * be reused once the process is reaped) and polls readable as soon as it exits,
+ * zombie or not; kill(pid, 0) is the fallback when a pidfd cannot be had
+ * (EMFILE, old kernel). pidfds are close-on-exec. One pidfd per peer process for the whole process,
+ * shared by every team that watches it, so a program with many teams (MPI
+ * communicators) holds at most one descriptor per peer on the node.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "shm.h"
+
+struct watched {
+    pid_t pid;
+    int fd; /* -1: use kill() */
+    int refs;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct watched *table;
+static int nwatched, cap;
+
+static struct watched *find(pid_t pid)
+{
+    for (int i = 0; i < nwatched; i++)
+        if (table[i].pid == pid) return &table[i];
+    return NULL;
+}
+
+void osmp__live_watch(pid_t pid)
+{
+    pthread_mutex_lock(&lock);
+    struct watched *w = find(pid);
+    if (w) {
+        w->refs++;
+    } else {
+        if (nwatched == cap) {
+            int ncap = cap ? 2 * cap : 16;
+            struct watched *nt = realloc(table, sizeof(*nt) * (size_t)ncap);
+            if (!nt) goto out; /* unwatched pids are checked with kill() */
+            table = nt;
+            cap = ncap;
+        }
+        long fd = syscall(SYS_pidfd_open, pid, 0);
+        table[nwatched++] = (struct watched){pid, fd >= 0 ? (int)fd : -1, 1};
+    }
+out:
+    pthread_mutex_unlock(&lock);
+}
+
+void osmp__live_unwatch(pid_t pid)
+{
+    pthread_mutex_lock(&lock);
+    struct watched *w = find(pid);
+    if (w && --w->refs == 0) {
+        if (w->fd >= 0) close(w->fd);
+        *w = table[--nwatched];
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+int osmp__live_alive(pid_t pid)
+{
+    pthread_mutex_lock(&lock);
+    struct watched *w = find(pid);
+    int fd = w ? w->fd : -1;
+    int alive;
+    if (fd >= 0) {
+        struct pollfd p = {fd, POLLIN, 0};
+        alive = poll(&p, 1, 0) == 0;
+    } else {
+        alive = kill(pid, 0) == 0 || errno != ESRCH;
+    }
+    pthread_mutex_unlock(&lock);
+    return alive;
+}
