@@ -2,19 +2,21 @@
  * osmp-run: start N processes as one OSMP team.
  *
  *   osmp-run -n N [--bind POLICY | --cores LIST] [--topology FILE.xml | --synthetic STR]
- *            [--hierarchy SPEC] [--timeout SECONDS] -- prog args...
+ *            [--hierarchy SPEC] [--timeout SECONDS] [--grace SECONDS] -- prog args...
  *
  * Each process gets its rank, the team size, the logical core it is planned on
  * and the bootstrap (an inherited memfd holding the rendezvous: nothing in
  * /dev/shm). On this machine each process is bound to its core's PUs; with
  * --topology/--synthetic the cores are those of the other machine, used for
  * planning, and the processes run unbound here (oversubscribed if need be).
- * Exit status: the first non-zero status of a rank (the others are then
- * stopped), 128+signal for a rank killed by a signal, 124 on --timeout, 2 on
- * bad arguments, 0 when all ranks exit 0.
+ * Exit status: the first non-zero status of a rank, 128+signal for a rank
+ * killed by a signal, 124 on --timeout, 2 on bad arguments, 0 when all ranks
+ * exit 0. When a rank fails, the others see OSMP_ERR_PEER_LOST in their next
+ * wait on it (or, while joining, through the rendezvous) and get --grace
+ * seconds (default 5) to stop by themselves; the rest are then killed.
+ * Finally, /dev/shm is cleared of segments whose creator is dead.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -57,27 +59,6 @@ static void kill_all(int sig)
         if (children[i] > 0) kill(children[i], sig);
 }
 
-/* A segment lives in /dev/shm only while its team is being created (its
- * creator unlinks it once all have mapped it). A rank killed in that window
- * leaves it behind; names carry the creator's pid, so remove the dead ranks'. */
-static void remove_segments_of(const pid_t *pids, int n)
-{
-    DIR *d = opendir("/dev/shm");
-    if (!d) return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        int pid;
-        if (sscanf(e->d_name, "osmp-%d-", &pid) != 1) continue;
-        for (int i = 0; i < n; i++)
-            if (pids[i] == pid) {
-                char path[300];
-                snprintf(path, sizeof(path), "/dev/shm/%s", e->d_name);
-                unlink(path);
-            }
-    }
-    closedir(d);
-}
-
 static volatile sig_atomic_t got_signal;
 static void on_signal(int sig)
 {
@@ -98,13 +79,14 @@ static void bind_to(const struct osmp_domain *core)
 int main(int argc, char **argv)
 {
     const char *bind = NULL, *cores_list = NULL, *xml = NULL, *synthetic = NULL, *hierarchy = NULL;
-    int n = -1, timeout = 0;
+    int n = -1, timeout = 0, grace = 5;
     static const struct option opts[] = {{"bind", required_argument, 0, 'b'},
                                          {"cores", required_argument, 0, 'c'},
                                          {"topology", required_argument, 0, 't'},
                                          {"synthetic", required_argument, 0, 's'},
                                          {"hierarchy", required_argument, 0, 'H'},
                                          {"timeout", required_argument, 0, 'T'},
+                                         {"grace", required_argument, 0, 'G'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     opterr = 0;
@@ -125,10 +107,14 @@ int main(int argc, char **argv)
             timeout = (int)strtol(optarg, &end, 10);
             if (*end || timeout < 1) die("--timeout expects seconds > 0, got \"%s\"", optarg);
             break;
+        case 'G':
+            grace = (int)strtol(optarg, &end, 10);
+            if (*end || end == optarg || grace < 0) die("--grace expects seconds >= 0, got \"%s\"", optarg);
+            break;
         case 'h':
             printf("usage: osmp-run -n N [--bind linear|scatter|numa|random:SEED | --cores LIST]\n"
                    "                [--topology FILE.xml | --synthetic STRING] [--hierarchy SPEC]\n"
-                   "                [--timeout SECONDS] -- prog [args...]\n");
+                   "                [--timeout SECONDS] [--grace SECONDS] -- prog [args...]\n");
             return 0;
         case ':': die("option %s needs an argument", argv[optind - 1]);
         default: die("unknown option %s (see --help)", argv[optind - 1]);
@@ -181,8 +167,7 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     children = calloc((size_t)n, sizeof(pid_t));
-    pid_t *all_pids = calloc((size_t)n, sizeof(pid_t));
-    if (!children || !all_pids) die("out of memory");
+    if (!children) die("out of memory");
     pid_t self = getpid();
     for (int r = 0; r < n; r++) {
         pid_t pid = fork();
@@ -212,13 +197,12 @@ int main(int argc, char **argv)
             _exit(127);
         }
         children[r] = pid;
-        all_pids[r] = pid;
         nchildren = r + 1;
     }
     close(fd);
 
     int result = 0, remaining = n;
-    time_t start = time(NULL);
+    time_t start = time(NULL), stop_at = 0;
     while (remaining > 0) {
         int status;
         pid_t pid = waitpid(-1, &status, WNOHANG);
@@ -232,6 +216,12 @@ int main(int argc, char **argv)
                 fprintf(stderr, "osmp-run: timeout after %d s, stopping all ranks\n", timeout);
                 kill_all(SIGKILL);
                 result = 124;
+            }
+            if (stop_at && time(NULL) >= stop_at) {
+                fprintf(stderr, "osmp-run: %d rank(s) still running %d s after the failure, killing them\n",
+                        remaining, grace);
+                kill_all(SIGKILL);
+                stop_at = 0;
             }
             struct timespec ts = {0, 2000000};
             nanosleep(&ts, NULL);
@@ -249,17 +239,21 @@ int main(int argc, char **argv)
         int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
         if (code && !result) {
             if (WIFSIGNALED(status))
-                fprintf(stderr, "osmp-run: rank %d killed by signal %d (%s), stopping the others\n", r,
-                        WTERMSIG(status), strsignal(WTERMSIG(status)));
+                fprintf(stderr, "osmp-run: rank %d killed by signal %d (%s)\n", r, WTERMSIG(status),
+                        strsignal(WTERMSIG(status)));
             else
-                fprintf(stderr, "osmp-run: rank %d exited with status %d, stopping the others\n", r, code);
+                fprintf(stderr, "osmp-run: rank %d exited with status %d\n", r, code);
             result = code;
-            kill_all(SIGKILL);
+            /* Ranks still joining learn it here; the others from their waits on the team. */
+            osmp__cas32(&rv->lost, 0, (uint32_t)r + 1);
+            if (grace == 0)
+                kill_all(SIGKILL);
+            else
+                stop_at = time(NULL) + grace;
         }
     }
-    remove_segments_of(all_pids, nchildren);
+    osmp_shm_cleanup(NULL); /* segments of ranks killed while their team was being created */
     munmap(rv, rv_bytes);
-    free(all_pids);
     free(children);
     free(cores);
     osmp_topo_destroy(topo);

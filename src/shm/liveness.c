@@ -81,3 +81,13 @@ int osmp__live_alive(pid_t pid)
     pthread_mutex_unlock(&lock);
     return alive;
 }
+
+int osmp__pid_exited(pid_t pid)
+{
+    long fd = syscall(SYS_pidfd_open, pid, 0);
+    if (fd < 0) return errno == ESRCH || (kill(pid, 0) != 0 && errno == ESRCH);
+    struct pollfd p = {(int)fd, POLLIN, 0};
+    int exited = poll(&p, 1, 0) > 0; /* a zombie has exited too */
+    close((int)fd);
+    return exited;
+}

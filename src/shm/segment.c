@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,7 +31,7 @@ int osmp__seg_reap(void)
         if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
             st.st_uid != geteuid())
             continue;
-        if (kill(pid, 0) == 0 || errno != ESRCH) continue; /* alive (or not ours to judge) */
+        if (!osmp__pid_exited(pid)) continue;
         char name[300];
         snprintf(name, sizeof(name), "/%s", e->d_name);
         if (shm_unlink(name) == 0) removed++;

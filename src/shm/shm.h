@@ -24,6 +24,8 @@ int osmp__seg_reap(void);
 void osmp__live_watch(pid_t pid);
 void osmp__live_unwatch(pid_t pid);
 int osmp__live_alive(pid_t pid);
+/* Has this process exited (zombies included)? Without a watch. */
+int osmp__pid_exited(pid_t pid);
 
 /* Copy len bytes at `src` in process `pid` into dst: plain loads when the source
  * is in this process, Linux CMA (process_vm_readv) otherwise. */
