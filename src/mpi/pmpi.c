@@ -208,6 +208,7 @@ struct comm_state {
     int *node_bytes, *node_displ; /* per node, in blocks until scaled: see node_counts */
     int *node_first;              /* index of a node's first block in node-major order */
     osmp_team_t team;
+    MPI_Comm comm; /* the user's communicator, for its error handler */
     osmp_atomic64_t on_osmp[C_COUNT]; /* written by the one thread using comm, read by osmp_mpi_stat */
     struct comm_state *next, *prev;   /* the registry of live states */
 };
@@ -306,6 +307,7 @@ static struct comm_state *build_state(MPI_Comm comm)
     pthread_mutex_unlock(&registry_lock);
     int inter = 0;
     if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return s; /* ok = 0: MPI handles it */
+    s->comm = comm;
     PMPI_Comm_size(comm, &s->size);
     PMPI_Comm_rank(comm, &s->rank);
     MPI_Comm node;
@@ -387,10 +389,18 @@ static struct comm_state *state_of(MPI_Comm comm, enum call c)
     return s;
 }
 
+/* rc: an OSMP status, or (multi-node steps) an MPI error code from a PMPI_ call,
+ * whose handler has already run. An OSMP failure (a peer lost, no memory) goes
+ * to the communicator's error handler, as MPI's own failures do: by default the
+ * job aborts, with MPI_ERRORS_RETURN the caller gets the code. */
 static int done(struct comm_state *s, enum call c, int rc)
 {
     osmp__store_relaxed(&s->on_osmp[c], osmp__load_relaxed(&s->on_osmp[c]) + 1); /* one writer per comm */
-    return rc == OSMP_OK ? MPI_SUCCESS : MPI_ERR_INTERN;
+    if (rc >= 0) return rc;
+    fprintf(stderr, "osmp-mpi: rank %d: MPI_%s failed on OSMP: %s\n", s->rank, call_names[c], osmp_status_str(rc));
+    int code = rc == OSMP_ERR_NO_MEMORY ? MPI_ERR_NO_MEM : MPI_ERR_OTHER;
+    PMPI_Comm_call_errhandler(s->comm, code);
+    return code;
 }
 
 static const void *in_place(const void *buf)

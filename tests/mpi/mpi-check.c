@@ -8,6 +8,10 @@
  * OSMP at least once, and passed the unsupported cases (MAXLOC, user op) to MPI.
  * --threads: MPI_THREAD_MULTIPLE, two threads run collectives on their own
  * communicators at the same time.
+ * --suicide R: rank R kills itself (SIGKILL) after the first allreduce; the
+ * others keep calling MPI_Allreduce. The job must end (non-zero) instead of
+ * hanging: OSMP reports the lost peer to the communicator's error handler and
+ * the MPI runtime stops the job.
  * Exit status 0 when everything matched; the first mismatch prints and aborts.
  */
 #define _GNU_SOURCE
@@ -15,6 +19,7 @@
 #include <math.h>
 #include <mpi.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -341,15 +346,24 @@ static void *thread_body(void *arg)
 
 int main(int argc, char **argv)
 {
-    int expect = 0, threads = 0, provided;
+    int expect = 0, threads = 0, provided, suicide = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--expect-osmp")) expect = 1;
         else if (!strcmp(argv[i], "--threads")) threads = 1;
+        else if (!strcmp(argv[i], "--suicide") && i + 1 < argc) suicide = atoi(argv[++i]);
     }
     MPI_Init_thread(&argc, &argv, threads ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     int n;
     MPI_Comm_size(MPI_COMM_WORLD, &n);
+    if (suicide >= 0) {
+        for (long it = 0;; it++) {
+            long v = 1, sum = 0;
+            MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+            if (sum != n) FAIL("allreduce gave %ld, not %d", sum, n);
+            if (world_rank == suicide) raise(SIGKILL);
+        }
+    }
     MPI_Op o[10] = {MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX, MPI_LAND, MPI_LOR, MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR};
     memcpy(ops, o, sizeof(o));
     init_dts();
