@@ -369,6 +369,14 @@ OSMP_EXPORT const char *osmp_graph_kind_name(osmp_graph_kind_t kind);
  * may drive different teams concurrently. A handle is used by one thread at a
  * time. Collectives return OSMP_OK or a negative status and leave the
  * caller's buffers untouched when they reject their arguments.
+ *
+ * Failures (SECURITY.md has the whole model): a participant that dies makes the
+ * others' calls return OSMP_ERR_PEER_LOST within milliseconds, after which the
+ * team only answers OSMP_ERR_PEER_LOST and should be destroyed; a handle used
+ * after destroy gives OSMP_ERR_BAD_TEAM, one used by a process (or, for thread
+ * teams, a thread) that is not its participant OSMP_ERR_NOT_MEMBER. Arguments
+ * that differ across participants are undefined, as in MPI, unless
+ * OSMP_CHECK_ARGS=1 (OSMP_ERR_MISMATCH on every participant).
  */
 typedef struct osmp_team *osmp_team_t;
 
@@ -432,10 +440,15 @@ OSMP_EXPORT int osmp_team_create(const struct osmp_team_params *params, osmp_tea
  * starts nthreads threads (the same number everywhere), and each thread calls
  * this with its index 0..nthreads-1 and gets its own handle. Rank =
  * parent_rank * nthreads + thread_index. With a team of one as parent (osmp_init
- * outside osmp-run), these are the threads of one process. */
+ * outside osmp-run), these are the threads of one process. The first call on a
+ * parent fixes nthreads for all later thread teams of that parent
+ * (OSMP_ERR_INVALID_ARG otherwise). A thread team's handle may only be used by
+ * the thread that created it (OSMP_ERR_NOT_MEMBER otherwise). */
 OSMP_EXPORT int osmp_team_create_threads(osmp_team_t parent, int nthreads, int thread_index, osmp_team_t *team);
 
-/* Collective: every participant calls it; frees the handle. */
+/* Collective: every participant calls it; frees the team. A later call through
+ * the handle returns OSMP_ERR_BAD_TEAM. On a team that lost a participant it
+ * frees without waiting and returns OSMP_ERR_PEER_LOST. */
 OSMP_EXPORT int osmp_team_destroy(osmp_team_t team);
 
 /* Remove the shared memory segments (/dev/shm/osmp-*) of this user whose

@@ -108,3 +108,13 @@ int osmp__reduce_fn_get(osmp_dtype_t d, osmp_op_t op, osmp__reduce_fn *fn)
     *fn = kernels[d][op];
     return OSMP_OK;
 }
+
+void osmp__reduce_alone(void *buf, size_t count, size_t esize, osmp_op_t op, osmp__reduce_fn fn)
+{
+    if (op != OSMP_LAND && op != OSMP_LOR && op != OSMP_LXOR) return;
+    /* Fold with the identity (1 for LAND, 0 otherwise): integers only, little-endian (see wait.c). */
+    unsigned char id[64] = {0};
+    size_t per = sizeof(id) / esize;
+    for (size_t i = 0; op == OSMP_LAND && i < per; i++) id[i * esize] = 1;
+    for (size_t i = 0; i < count; i += per) fn((char *)buf + i * esize, id, count - i < per ? count - i : per);
+}

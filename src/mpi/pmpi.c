@@ -45,7 +45,7 @@ static const char *const call_names[C_COUNT] = {"barrier", "bcast",   "reduce", 
 static osmp_atomic64_t accelerated[C_COUNT], passed[C_COUNT];
 
 enum reason {
-    R_DISABLED, R_DTYPE, R_OP, R_INTER, R_MULTINODE, R_SETUP, R_COUNT_LIMIT, R_NREASONS
+    R_DISABLED, R_DTYPE, R_OP, R_INTER, R_MULTINODE, R_SETUP, R_COUNT_LIMIT, R_LONE_LOGICAL, R_NREASONS
 };
 static const char *const reason_text[R_NREASONS] = {
     "disabled by OSMP_MPI_DISABLE",
@@ -55,6 +55,7 @@ static const char *const reason_text[R_NREASONS] = {
     "operation not hierarchical yet on a communicator spanning several nodes",
     "OSMP could not set up this communicator",
     "count does not fit",
+    "a logical operation on a communicator of one: MPI returns the value as is, OSMP as 0 or 1",
 };
 static osmp_atomic64_t reason_seen[R_NREASONS];
 
@@ -488,7 +489,10 @@ static struct comm_state *reduction_state(MPI_Comm comm, MPI_Datatype dt, MPI_Op
 {
     if (count < 0 || osmp_dtype_of(dt, odt)) return (void)pass(c, R_DTYPE), NULL;
     if (osmp_op_of(op, *odt, oop)) return (void)pass(c, R_OP), NULL;
-    return state_of(comm, c);
+    struct comm_state *s = state_of(comm, c);
+    if (s && s->size == 1 && (*oop == OSMP_LAND || *oop == OSMP_LOR || *oop == OSMP_LXOR))
+        return (void)pass(c, R_LONE_LOGICAL), NULL;
+    return s;
 }
 
 EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)

@@ -210,6 +210,9 @@ int osmp_plan_default_spec(osmp_topo_t t, char *buf, size_t len)
             n++;
         }
     }
-    int w = n ? osmp_spec_format(levels, n, buf, len) : snprintf(buf, len, "flat");
-    return (size_t)w < len ? OSMP_OK : OSMP_ERR_RANGE;
+    char text[256]; /* formatted here first: a failed call leaves buf alone */
+    int w = n ? osmp_spec_format(levels, n, text, sizeof(text)) : snprintf(text, sizeof(text), "flat");
+    if (w < 0 || (size_t)w >= len || (size_t)w >= sizeof(text)) return OSMP_ERR_RANGE;
+    memcpy(buf, text, (size_t)w + 1);
+    return OSMP_OK;
 }

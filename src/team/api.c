@@ -61,7 +61,7 @@ int osmp_bcast(osmp_team_t h, void *buf, size_t count, osmp_dtype_t dtype, int r
     CHECK_TEAM(h, t);
     size_t e = esize_of(dtype, count, 1);
     int rc;
-    if (!e || root < 0 || root >= t->size || (count && !buf)) return OSMP_ERR_INVALID_ARG;
+    if (!e || root < 0 || root >= t->size || (count && !buf) || buf == OSMP_IN_PLACE) return OSMP_ERR_INVALID_ARG;
     if ((rc = check_args(t, C_BCAST, count, dtype, 0, root))) return rc;
     if (!count) return OSMP_OK;
     return osmp__tree_bcast(t, buf, count, e, root);
@@ -77,11 +77,14 @@ int osmp_reduce(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t count,
     size_t e = esize_of(dtype, count, 1);
     if (!e || root < 0 || root >= t->size) return OSMP_ERR_INVALID_ARG;
     int in_place = sendbuf == OSMP_IN_PLACE;
-    if (count && ((t->rank == root && !recvbuf) || !sendbuf || (in_place && t->rank != root)))
+    if (recvbuf == OSMP_IN_PLACE ||
+        (count && ((t->rank == root && !recvbuf) || !sendbuf || (in_place && t->rank != root))))
         return OSMP_ERR_INVALID_ARG;
     if ((rc = check_args(t, C_REDUCE, count, dtype, op, root))) return rc;
     if (!count) return OSMP_OK;
-    return osmp__tree_reduce(t, in_place ? recvbuf : sendbuf, recvbuf, count, e, fn, root, 0);
+    rc = osmp__tree_reduce(t, in_place ? recvbuf : sendbuf, recvbuf, count, e, fn, root, 0);
+    if (!rc && t->size == 1) osmp__reduce_alone(recvbuf, count, e, op, fn);
+    return rc;
 }
 
 int osmp_allreduce(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype,
@@ -92,10 +95,12 @@ int osmp_allreduce(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t cou
     int rc = osmp__reduce_fn_get(dtype, op, &fn);
     if (rc) return rc;
     size_t e = esize_of(dtype, count, 1);
-    if (!e || (count && (!sendbuf || !recvbuf))) return OSMP_ERR_INVALID_ARG;
+    if (!e || (count && (!sendbuf || !recvbuf)) || recvbuf == OSMP_IN_PLACE) return OSMP_ERR_INVALID_ARG;
     if ((rc = check_args(t, C_ALLREDUCE, count, dtype, op, 0))) return rc;
     if (!count) return OSMP_OK;
-    return osmp__allreduce(t, sendbuf == OSMP_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, e, fn);
+    rc = osmp__allreduce(t, sendbuf == OSMP_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, e, fn);
+    if (!rc && t->size == 1) osmp__reduce_alone(recvbuf, count, e, op, fn);
+    return rc;
 }
 
 int osmp_gather(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype, int root)
@@ -105,7 +110,8 @@ int osmp_gather(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t count,
     size_t e = esize_of(dtype, count, (size_t)t->size);
     if (!e || root < 0 || root >= t->size) return OSMP_ERR_INVALID_ARG;
     int in_place = sendbuf == OSMP_IN_PLACE;
-    if (count && ((t->rank == root && !recvbuf) || !sendbuf || (in_place && t->rank != root)))
+    if (recvbuf == OSMP_IN_PLACE ||
+        (count && ((t->rank == root && !recvbuf) || !sendbuf || (in_place && t->rank != root))))
         return OSMP_ERR_INVALID_ARG;
     if ((rc = check_args(t, C_GATHER, count, dtype, 0, root))) return rc;
     if (!count) return OSMP_OK;
@@ -119,7 +125,7 @@ int osmp_allgather(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t cou
     CHECK_TEAM(h, t);
     int rc;
     size_t e = esize_of(dtype, count, (size_t)t->size);
-    if (!e || (count && (!sendbuf || !recvbuf))) return OSMP_ERR_INVALID_ARG;
+    if (!e || (count && (!sendbuf || !recvbuf)) || recvbuf == OSMP_IN_PLACE) return OSMP_ERR_INVALID_ARG;
     if ((rc = check_args(t, C_ALLGATHER, count, dtype, 0, 0))) return rc;
     if (!count) return OSMP_OK;
     size_t bytes = count * e;
@@ -136,7 +142,8 @@ int osmp_scatter(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t count
     size_t e = esize_of(dtype, count, (size_t)t->size);
     if (!e || root < 0 || root >= t->size) return OSMP_ERR_INVALID_ARG;
     int in_place = recvbuf == OSMP_IN_PLACE;
-    if (count && ((t->rank == root && !sendbuf) || !recvbuf || (in_place && t->rank != root)))
+    if (sendbuf == OSMP_IN_PLACE ||
+        (count && ((t->rank == root && !sendbuf) || !recvbuf || (in_place && t->rank != root))))
         return OSMP_ERR_INVALID_ARG;
     if ((rc = check_args(t, C_SCATTER, count, dtype, 0, root))) return rc;
     if (!count) return OSMP_OK;
@@ -156,12 +163,13 @@ int osmp_reduce_scatter_block(osmp_team_t h, const void *sendbuf, void *recvbuf,
     int rc = osmp__reduce_fn_get(dtype, op, &fn);
     if (rc) return rc;
     size_t e = esize_of(dtype, count, (size_t)t->size);
-    if (!e || (count && (!sendbuf || !recvbuf))) return OSMP_ERR_INVALID_ARG;
+    if (!e || (count && (!sendbuf || !recvbuf)) || recvbuf == OSMP_IN_PLACE) return OSMP_ERR_INVALID_ARG;
     if ((rc = check_args(t, C_RSB, count, dtype, op, 0))) return rc;
     if (!count) return OSMP_OK;
     size_t bytes = count * e;
     const char *in = sendbuf == OSMP_IN_PLACE ? recvbuf : sendbuf;
     for (int r = 0; r < t->size && !rc; r++) rc = osmp__tree_reduce(t, in + (size_t)r * bytes, recvbuf, count, e, fn, r, 0);
+    if (!rc && t->size == 1) osmp__reduce_alone(recvbuf, count, e, op, fn);
     return rc;
 }
 
@@ -170,7 +178,7 @@ int osmp_alltoall(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t coun
     CHECK_TEAM(h, t);
     int rc;
     size_t e = esize_of(dtype, count, (size_t)t->size);
-    if (!e || (count && (!sendbuf || !recvbuf))) return OSMP_ERR_INVALID_ARG;
+    if (!e || (count && (!sendbuf || !recvbuf)) || recvbuf == OSMP_IN_PLACE) return OSMP_ERR_INVALID_ARG;
     if ((rc = check_args(t, C_ALLTOALL, count, dtype, 0, 0))) return rc;
     if (!count) return OSMP_OK;
     size_t bytes = count * e, all = bytes * (size_t)t->size;
