@@ -141,7 +141,8 @@ enum {
 /* Load a topology. `what` is the file path (XML) or the description (synthetic),
  * ignored for THIS_MACHINE. Fails with OSMP_ERR_TOPO_LOAD (message in
  * osmp_topo_last_error) for a missing or malformed input, and with
- * OSMP_ERR_TOPO_INVALID if the result has no core. */
+ * OSMP_ERR_TOPO_INVALID if the result breaks an invariant of osmp_topo_check (no
+ * core, a core without PUs, ...); osmp_topo_last_error() says which. */
 OSMP_EXPORT int osmp_topo_load(osmp_topo_source_t source, const char *what, unsigned flags, osmp_topo_t *topo);
 OSMP_EXPORT void osmp_topo_destroy(osmp_topo_t topo);
 /* Details of the last load failure in this thread (empty string if none). */

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,6 +50,48 @@ int osmp_shm_cleanup(int *removed)
     return OSMP_OK;
 }
 
+/* Segments mapped by this process, by name: the threads of a process that join
+ * one team share one mapping. Fewer mappings, and one address per counter, so
+ * that ThreadSanitizer sees the synchronization between those threads (through
+ * two mappings of one page it sees two unrelated variables). */
+struct mapping {
+    char name[OSMP_SEG_NAME_MAX];
+    void *addr;
+    size_t size;
+    int refs;
+    struct mapping *next;
+};
+static pthread_mutex_t mappings_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct mapping *mappings;
+
+static int remember(const char *name, void *addr, size_t size)
+{
+    struct mapping *m = calloc(1, sizeof(*m));
+    if (!m) return OSMP_ERR_NO_MEMORY;
+    snprintf(m->name, sizeof(m->name), "%s", name);
+    m->addr = addr;
+    m->size = size;
+    m->refs = 1;
+    pthread_mutex_lock(&mappings_lock);
+    m->next = mappings;
+    mappings = m;
+    pthread_mutex_unlock(&mappings_lock);
+    return OSMP_OK;
+}
+
+static void *mapped_already(const char *name, size_t size)
+{
+    void *addr = NULL;
+    pthread_mutex_lock(&mappings_lock);
+    for (struct mapping *m = mappings; m && !addr; m = m->next)
+        if (strcmp(m->name, name) == 0 && m->size == size) {
+            m->refs++;
+            addr = m->addr;
+        }
+    pthread_mutex_unlock(&mappings_lock);
+    return addr;
+}
+
 int osmp__seg_create(size_t size, char name[OSMP_SEG_NAME_MAX], void **addr)
 {
     osmp__seg_reap();
@@ -65,7 +109,8 @@ int osmp__seg_create(size_t size, char name[OSMP_SEG_NAME_MAX], void **addr)
     }
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
-    if (p == MAP_FAILED) {
+    if (p == MAP_FAILED || remember(name, p, size) != OSMP_OK) {
+        if (p != MAP_FAILED) munmap(p, size);
         shm_unlink(name);
         return OSMP_ERR_SHM;
     }
@@ -75,6 +120,7 @@ int osmp__seg_create(size_t size, char name[OSMP_SEG_NAME_MAX], void **addr)
 
 int osmp__seg_attach(const char *name, size_t size, void **addr)
 {
+    if ((*addr = mapped_already(name, size))) return OSMP_OK;
     int fd = shm_open(name, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
     if (fd < 0) return OSMP_ERR_SHM;
     struct stat st;
@@ -86,6 +132,10 @@ int osmp__seg_attach(const char *name, size_t size, void **addr)
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (p == MAP_FAILED) return OSMP_ERR_SHM;
+    if (remember(name, p, size) != OSMP_OK) {
+        munmap(p, size);
+        return OSMP_ERR_NO_MEMORY;
+    }
     *addr = p;
     return OSMP_OK;
 }
@@ -97,5 +147,20 @@ void osmp__seg_unlink(const char *name)
 
 void osmp__seg_detach(void *addr, size_t size)
 {
-    if (addr) munmap(addr, size);
+    if (!addr) return;
+    struct mapping *gone = NULL;
+    int shared = 0;
+    pthread_mutex_lock(&mappings_lock);
+    for (struct mapping **m = &mappings; *m; m = &(*m)->next)
+        if ((*m)->addr == addr) {
+            shared = --(*m)->refs > 0;
+            if (!shared) {
+                gone = *m;
+                *m = gone->next;
+            }
+            break;
+        }
+    pthread_mutex_unlock(&mappings_lock);
+    free(gone);
+    if (!shared) munmap(addr, size);
 }

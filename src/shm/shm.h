@@ -11,7 +11,9 @@
  * O_EXCL and mode 0600, mapped at *addr. The caller unlinks it once every
  * participant has mapped it. */
 int osmp__seg_create(size_t size, char name[OSMP_SEG_NAME_MAX], void **addr);
-/* Map a segment by name; refuses one owned by another user or of another size. */
+/* Map a segment by name; refuses one owned by another user or of another size.
+ * Threads of one process that attach the same segment share one mapping
+ * (refcounted until the last osmp__seg_detach). */
 int osmp__seg_attach(const char *name, size_t size, void **addr);
 void osmp__seg_unlink(const char *name);
 void osmp__seg_detach(void *addr, size_t size);

@@ -311,6 +311,15 @@ int osmp_topo_load(osmp_topo_source_t source, const char *what, unsigned flags, 
     }
     rc = index_tables(t);
     if (rc) goto fail;
+    /* hwloc loads some malformed inputs (an XML Core whose PUs were dropped) into trees that break the
+     * invariants everything above relies on: refuse them here rather than fail later. */
+    char why[200];
+    rc = osmp_topo_check(t, why, sizeof(why));
+    if (rc) {
+        osmp__why(last_error, sizeof(last_error), "%s%sthe topology violates an invariant: %s",
+                  source == OSMP_TOPO_XML ? what : "", source == OSMP_TOPO_XML ? ": " : "", why);
+        goto fail;
+    }
     *out = t;
     return OSMP_OK;
 fail:
