@@ -163,6 +163,9 @@ static void reference(osmp_dtype_t d, osmp_op_t op, void *out, size_t first, siz
             put_int(d, out, i, v);
         }
     }
+    /* Logical operations give 0 or 1, also for a lone contribution (osmp.h). */
+    for (size_t i = 0; op >= OSMP_LAND && op <= OSMP_LXOR && i < count; i++)
+        put_int(d, out, i, get_int(d, out, i) != 0);
     free(tmp);
 }
 
