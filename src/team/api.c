@@ -35,9 +35,8 @@ enum coll_id { C_BARRIER = 1, C_BCAST, C_REDUCE, C_ALLREDUCE, C_GATHER, C_ALLGAT
  * its complement to one MAX allreduce; both come back unchanged only if every
  * participant passed the same. All participants then return the same status
  * and the team stays usable. Off: nothing. */
-static int check_args(osmp__team_t t, enum coll_id c, size_t count, int dtype, int op, int root)
+static int check_args_now(osmp__team_t t, enum coll_id c, size_t count, int dtype, int op, int root)
 {
-    if (!t->check_args) return OSMP_OK;
     uint64_t h = 1469598103934665603ULL; /* FNV-1a over the fields */
     const uint64_t field[5] = {(uint64_t)c, (uint64_t)count, (uint64_t)dtype, (uint64_t)op, (uint64_t)root};
     for (int i = 0; i < 5; i++) h = (h ^ field[i]) * 1099511628211ULL;
@@ -47,6 +46,12 @@ static int check_args(osmp__team_t t, enum coll_id c, size_t count, int dtype, i
     int rc = osmp__allreduce(t, mine, all, 2, sizeof(uint64_t), max);
     if (rc) return rc;
     return all[0] == mine[0] && all[1] == mine[1] ? OSMP_OK : OSMP_ERR_MISMATCH;
+}
+
+/* Off (the default), this costs one load and a branch on every call. */
+static inline int check_args(osmp__team_t t, enum coll_id c, size_t count, int dtype, int op, int root)
+{
+    return t->check_args ? check_args_now(t, c, count, dtype, op, root) : OSMP_OK;
 }
 
 int osmp_barrier(osmp_team_t h)
