@@ -188,7 +188,7 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy)
 
 struct osmp__thread_rv {
     int nthreads;
-    int failed; /* a rendezvous failed: the arrival counts no longer agree */
+    osmp_atomic32_t failed; /* a rendezvous timed out: the arrival counts no longer agree */
     int rc;     /* thread 0's exchange over the parent team */
     struct osmp__wait_policy wait;
     char *all;           /* parent size * nthreads * maxlen */
@@ -471,7 +471,7 @@ static int thread_oob_allgather(void *ctx, const void *send, void *recv, size_t 
     int rc2 = osmp__rv_barrier(rv, &trv->wait, o->deadline);
     if (!rc) rc = rc2;
 out:
-    if (rc == OSMP_ERR_TIMEOUT) trv->failed = rc;
+    if (rc == OSMP_ERR_TIMEOUT) osmp__cas32(&trv->failed, 0, 1);
     return rc;
 }
 
@@ -505,7 +505,7 @@ int osmp_team_create_threads(osmp_team_t parent_h, int nthreads, int index, osmp
     pthread_mutex_unlock(parent->thread_rv_lock);
     if (!trv) return OSMP_ERR_NO_MEMORY;
     if (trv->nthreads != nthreads) return OSMP_ERR_INVALID_ARG;
-    if (trv->failed) return trv->failed;
+    if (osmp__load32(&trv->failed)) return OSMP_ERR_TIMEOUT;
     struct thread_oob oob = {parent_h, trv, index, join_deadline()};
     osmp_topo_t topo;
     get_topo(&topo);

@@ -7,7 +7,8 @@
  *       OSMP_ERR_TIMEOUT (from any call, osmp_init included) prints
  *       "survive: rank R: <status> in <call> after <ms> ms" and exits 3; any
  *       other failure exits 1. With --suicide, rank RANK kills itself with
- *       SIGKILL at iteration ITER (0: before osmp_init).
+ *       SIGKILL at iteration ITER (0: before osmp_init). With --late RANK:S,
+ *       rank RANK sleeps S seconds before osmp_init (OSMP_JOIN_TIMEOUT).
  *   osmp-run -n N -- survive stress [--small K] [--large M]
  *       K allreduce of 8 bytes, then M allreduce of 1 MiB (default 1000 and
  *       100), every result checked; rank 0 prints the time of each part.
@@ -137,17 +138,18 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
     double seconds = 30;
-    int victim = -1;
+    int victim = -1, late = -1, late_s = 0;
     long at = -1, small = 1000, large = 100;
     for (int i = 2; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--seconds") == 0) seconds = atof(argv[i + 1]);
         else if (strcmp(argv[i], "--suicide") == 0 && sscanf(argv[i + 1], "%d:%ld", &victim, &at) == 2) continue;
+        else if (strcmp(argv[i], "--late") == 0 && sscanf(argv[i + 1], "%d:%d", &late, &late_s) == 2) continue;
         else if (strcmp(argv[i], "--small") == 0) small = atol(argv[i + 1]);
         else if (strcmp(argv[i], "--large") == 0) large = atol(argv[i + 1]);
         else break;
     }
     if (strcmp(mode, "loop") && strcmp(mode, "stress") && strcmp(mode, "mismatch")) {
-        fprintf(stderr, "usage: survive loop [--seconds S] [--suicide RANK:ITER] | stress [--small K] [--large M] | "
+        fprintf(stderr, "usage: survive loop [--seconds S] [--suicide RANK:ITER] [--late RANK:S] | stress [--small K] [--large M] | "
                         "mismatch\n");
         return 2;
     }
@@ -155,6 +157,7 @@ int main(int argc, char **argv)
     const char *r = getenv("OSMP_RUN_RANK");
     if (r) rank = atoi(r);
     if (rank == victim && at == 0) raise(SIGKILL);
+    if (rank == late) sleep((unsigned)late_s);
     osmp_team_t w;
     CALL("osmp_init", osmp_init(&w));
     rank = osmp_team_rank(w);
