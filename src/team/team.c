@@ -17,8 +17,8 @@
  * the time of one exchange.
  *
  * Failures. A participant that fails to set up still takes part in both
- * exchanges, so that everyone returns its status; after step 4 every mapping is
- * undone on every failure path. Each participant watches the other processes of
+ * exchanges, so that everyone returns its status, and every failure path undoes
+ * its mappings (rank 0 also unlinks the name). Each participant watches the other processes of
  * the team (liveness.c) for as long as the team exists.
  */
 #define _GNU_SOURCE
@@ -267,7 +267,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
         t->local = calloc((size_t)p->size, 1);
         t->cores = calloc((size_t)p->size, sizeof(*t->cores));
         t->peers = calloc((size_t)p->size, sizeof(*t->peers));
-        t->thread_rv_lock = malloc(sizeof(pthread_mutex_t));
+        t->thread_rv_lock = calloc(1, sizeof(pthread_mutex_t)); /* destroyable even if never initialized */
     }
     if (!t || !h || !all1 || !all2 || !t->pids || !t->local || !t->cores || !t->peers || !t->thread_rv_lock) {
         /* still take part in the exchange so the others fail instead of waiting */
