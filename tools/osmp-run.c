@@ -9,9 +9,10 @@
  * /dev/shm). On this machine each process is bound to its core's PUs; with
  * --topology/--synthetic the cores are those of the other machine, used for
  * planning, and the processes run unbound here (oversubscribed if need be).
- * Exit status: the first non-zero status of a rank, 128+signal for a rank
- * killed by a signal, 124 on --timeout, 2 on bad arguments, 0 when all ranks
- * exit 0. When a rank fails, the others see OSMP_ERR_PEER_LOST in their next
+ * Exit status: 128+signal for a rank killed by a signal (the cause, even if
+ * ranks that then failed were reaped first), else the first non-zero status of a
+ * rank, 124 on --timeout, 2 on bad arguments, 0 when all ranks exit 0. When a
+ * rank fails, the others see OSMP_ERR_PEER_LOST in their next
  * wait on it (or, while joining, through the rendezvous) and get --grace
  * seconds (default 5) to stop by themselves; the rest are then killed.
  * Finally, /dev/shm is cleared of segments whose creator is dead.
@@ -201,7 +202,9 @@ int main(int argc, char **argv)
     }
     close(fd);
 
-    int result = 0, remaining = n;
+    /* A rank killed by a signal is the cause; ranks that then exit with an error
+     * (OSMP_ERR_PEER_LOST) are its consequence, even when they are reaped first. */
+    int result = 0, result_is_signal = 0, killed_by_us = 0, remaining = n;
     time_t start = time(NULL), stop_at = 0;
     while (remaining > 0) {
         int status;
@@ -209,18 +212,21 @@ int main(int argc, char **argv)
         if (pid == 0) {
             if (got_signal) {
                 kill_all(SIGKILL);
+                killed_by_us = 1;
                 if (!result) result = 128 + got_signal;
                 got_signal = 0;
             }
             if (timeout && time(NULL) - start >= timeout && !result) {
                 fprintf(stderr, "osmp-run: timeout after %d s, stopping all ranks\n", timeout);
                 kill_all(SIGKILL);
+                killed_by_us = 1;
                 result = 124;
             }
             if (stop_at && time(NULL) >= stop_at) {
                 fprintf(stderr, "osmp-run: %d rank(s) still running %d s after the failure, killing them\n",
                         remaining, grace);
                 kill_all(SIGKILL);
+                killed_by_us = 1;
                 stop_at = 0;
             }
             struct timespec ts = {0, 2000000};
@@ -237,19 +243,24 @@ int main(int argc, char **argv)
         children[r] = -1;
         remaining--;
         int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
-        if (code && !result) {
-            if (WIFSIGNALED(status))
+        int signaled = WIFSIGNALED(status) && !killed_by_us;
+        if (code && (!result || (signaled && !result_is_signal))) {
+            if (signaled)
                 fprintf(stderr, "osmp-run: rank %d killed by signal %d (%s)\n", r, WTERMSIG(status),
                         strsignal(WTERMSIG(status)));
             else
                 fprintf(stderr, "osmp-run: rank %d exited with status %d\n", r, code);
+            int first = !result;
             result = code;
+            result_is_signal = signaled;
             /* Ranks still joining learn it here; the others from their waits on the team. */
             osmp__cas32(&rv->lost, 0, (uint32_t)r + 1);
-            if (grace == 0)
+            if (first && grace == 0) {
                 kill_all(SIGKILL);
-            else
+                killed_by_us = 1;
+            } else if (first) {
                 stop_at = time(NULL) + grace;
+            }
         }
     }
     osmp_shm_cleanup(NULL); /* segments of ranks killed while their team was being created */
