@@ -54,8 +54,11 @@ static void die(const char *fmt, ...)
     exit(2);
 }
 
+static int killed_by_us; /* from now on a rank's signal death is ours, not a cause */
+
 static void kill_all(int sig)
 {
+    killed_by_us = 1;
     for (int i = 0; i < nchildren; i++)
         if (children[i] > 0) kill(children[i], sig);
 }
@@ -204,7 +207,7 @@ int main(int argc, char **argv)
 
     /* A rank killed by a signal is the cause; ranks that then exit with an error
      * (OSMP_ERR_PEER_LOST) are its consequence, even when they are reaped first. */
-    int result = 0, result_is_signal = 0, killed_by_us = 0, remaining = n;
+    int result = 0, result_is_signal = 0, remaining = n;
     time_t start = time(NULL), stop_at = 0;
     while (remaining > 0) {
         int status;
@@ -212,21 +215,18 @@ int main(int argc, char **argv)
         if (pid == 0) {
             if (got_signal) {
                 kill_all(SIGKILL);
-                killed_by_us = 1;
                 if (!result) result = 128 + got_signal;
                 got_signal = 0;
             }
             if (timeout && time(NULL) - start >= timeout && !result) {
                 fprintf(stderr, "osmp-run: timeout after %d s, stopping all ranks\n", timeout);
                 kill_all(SIGKILL);
-                killed_by_us = 1;
                 result = 124;
             }
             if (stop_at && time(NULL) >= stop_at) {
                 fprintf(stderr, "osmp-run: %d rank(s) still running %d s after the failure, killing them\n",
                         remaining, grace);
                 kill_all(SIGKILL);
-                killed_by_us = 1;
                 stop_at = 0;
             }
             struct timespec ts = {0, 2000000};
@@ -255,12 +255,10 @@ int main(int argc, char **argv)
             result_is_signal = signaled;
             /* Ranks still joining learn it here; the others from their waits on the team. */
             osmp__cas32(&rv->lost, 0, (uint32_t)r + 1);
-            if (first && grace == 0) {
+            if (first && grace == 0)
                 kill_all(SIGKILL);
-                killed_by_us = 1;
-            } else if (first) {
+            else if (first)
                 stop_at = time(NULL) + grace;
-            }
         }
     }
     osmp_shm_cleanup(NULL); /* segments of ranks killed while their team was being created */

@@ -66,18 +66,22 @@ void osmp__live_unwatch(pid_t pid)
     pthread_mutex_unlock(&lock);
 }
 
+/* Through its pidfd if we have one (a zombie has exited too; a poll error is
+ * not a death), else kill(pid, 0). */
+static int exited(pid_t pid, int fd)
+{
+    if (fd >= 0) {
+        struct pollfd p = {fd, POLLIN, 0};
+        return poll(&p, 1, 0) > 0;
+    }
+    return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
 int osmp__live_alive(pid_t pid)
 {
     pthread_mutex_lock(&lock);
     struct watched *w = find(pid);
-    int fd = w ? w->fd : -1;
-    int alive;
-    if (fd >= 0) {
-        struct pollfd p = {fd, POLLIN, 0};
-        alive = poll(&p, 1, 0) == 0;
-    } else {
-        alive = kill(pid, 0) == 0 || errno != ESRCH;
-    }
+    int alive = !exited(pid, w ? w->fd : -1);
     pthread_mutex_unlock(&lock);
     return alive;
 }
@@ -85,9 +89,8 @@ int osmp__live_alive(pid_t pid)
 int osmp__pid_exited(pid_t pid)
 {
     long fd = syscall(SYS_pidfd_open, pid, 0);
-    if (fd < 0) return errno == ESRCH || (kill(pid, 0) != 0 && errno == ESRCH);
-    struct pollfd p = {(int)fd, POLLIN, 0};
-    int exited = poll(&p, 1, 0) > 0; /* a zombie has exited too */
-    close((int)fd);
-    return exited;
+    if (fd < 0 && errno == ESRCH) return 1;
+    int gone = exited(pid, (int)fd);
+    if (fd >= 0) close((int)fd);
+    return gone;
 }

@@ -397,11 +397,11 @@ fail:
 int osmp_team_destroy(osmp_team_t h)
 {
     osmp__team_t t;
-    int rc = osmp__team_of(h, &t);
-    if (rc != OSMP_OK && rc != OSMP_ERR_PEER_LOST) return rc;
+    int rc = osmp__team_of_handle(h, &t);
+    if (rc) return rc;
     /* Nobody may still read my region when it goes away; a failed team cannot
      * agree on that any more, and nobody will read it again either. */
-    if (!rc) rc = osmp__tree_barrier(t);
+    rc = t->failed ? t->failed : osmp__tree_barrier(t);
     free_team(t);
     pthread_mutex_lock(&dead_lock);
     h->magic = OSMP__TEAM_DEAD;
@@ -415,22 +415,21 @@ int osmp_team_destroy(osmp_team_t h)
 int osmp_team_rank(osmp_team_t h)
 {
     osmp__team_t t;
-    int rc = osmp__team_of(h, &t);
-    return rc && rc != OSMP_ERR_PEER_LOST ? rc : t->rank;
+    int rc = osmp__team_of_handle(h, &t);
+    return rc ? rc : t->rank;
 }
 
 int osmp_team_size(osmp_team_t h)
 {
     osmp__team_t t;
-    int rc = osmp__team_of(h, &t);
-    return rc && rc != OSMP_ERR_PEER_LOST ? rc : t->size;
+    int rc = osmp__team_of_handle(h, &t);
+    return rc ? rc : t->size;
 }
 
 const struct osmp_plan *osmp_team_plan(osmp_team_t h)
 {
     osmp__team_t t;
-    int rc = osmp__team_of(h, &t);
-    return rc && rc != OSMP_ERR_PEER_LOST ? NULL : t->plan;
+    return osmp__team_of_handle(h, &t) ? NULL : t->plan;
 }
 
 /* ---------------------------------------------------------------- threads */

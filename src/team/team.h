@@ -26,15 +26,23 @@ struct osmp_team {
 /* getpid() of this process, kept current across fork without a system call. */
 extern pid_t osmp__self_pid;
 
-/* The team behind a handle, or why there is none to use. */
-static inline int osmp__team_of(osmp_team_t h, osmp__team_t *t)
+/* The team behind a live handle of the calling participant, failed or not
+ * (queries and destroy), or why the handle cannot be used. */
+static inline int osmp__team_of_handle(osmp_team_t h, osmp__team_t *t)
 {
     if (!h) return OSMP_ERR_INVALID_ARG;
     if (h->magic != OSMP__TEAM_LIVE) return OSMP_ERR_BAD_TEAM;
     if (h->pid != osmp__self_pid || (h->thread && !pthread_equal(h->owner, pthread_self())))
         return OSMP_ERR_NOT_MEMBER;
     *t = h->impl;
-    return h->impl->failed;
+    return OSMP_OK;
+}
+
+/* The same, for collectives: a team that lost a participant is not usable. */
+static inline int osmp__team_of(osmp_team_t h, osmp__team_t *t)
+{
+    int rc = osmp__team_of_handle(h, t);
+    return rc ? rc : (*t)->failed;
 }
 
 #endif

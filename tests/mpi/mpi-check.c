@@ -148,12 +148,14 @@ static uint64_t salt = 1;
 static int osmp_active; /* libosmp_mpi loaded and not disabled */
 static int pseudo_nodes;
 
+/* Counts every check walks: none, one, odd, several chunks, 1 MiB + 3. */
+static const int counts[] = {0, 1, 7, 1000, 65537, (1 << 20) + 3};
+
 static void check_reductions(MPI_Comm comm, const char *cname, int count_limit)
 {
     int rank, n;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &n);
-    static const int counts[] = {0, 1, 7, 1000, 65537, (1 << 20) + 3};
     for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
         int count = counts[ci];
         if (count > count_limit) continue;
@@ -265,7 +267,6 @@ static void check_movement(MPI_Comm comm, const char *cname, int count_limit)
     int rank, n;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &n);
-    static const int counts[] = {0, 1, 7, 1000, 65537, (1 << 20) + 3};
     for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
         int count = counts[ci];
         if (count > count_limit || (size_t)count * (size_t)n > (size_t)(16 << 20)) continue;
