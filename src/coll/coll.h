@@ -16,7 +16,11 @@ typedef void (*osmp__reduce_fn)(void *acc, const void *in, size_t n);
 /* OSMP_ERR_INVALID_ARG for an unknown dtype/op, OSMP_ERR_TYPE for a pair that is not defined. */
 int osmp__reduce_fn_get(osmp_dtype_t dtype, osmp_op_t op, osmp__reduce_fn *fn);
 /* A team of one folds nothing: make its lone contribution to a logical operation 0 or 1 too. */
-void osmp__reduce_alone(void *buf, size_t count, size_t esize, osmp_op_t op, osmp__reduce_fn fn);
+void osmp__reduce_alone_logical(void *buf, size_t count, size_t esize, osmp_op_t op, osmp__reduce_fn fn);
+static inline void osmp__reduce_alone(void *buf, size_t count, size_t esize, osmp_op_t op, osmp__reduce_fn fn)
+{
+    if (op == OSMP_LAND || op == OSMP_LOR || op == OSMP_LXOR) osmp__reduce_alone_logical(buf, count, esize, op, fn);
+}
 
 /* One direction of a participant's mailbox: a cache line its owner writes. */
 #define OSMP_INLINE_MAX 40

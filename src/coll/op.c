@@ -109,9 +109,8 @@ int osmp__reduce_fn_get(osmp_dtype_t d, osmp_op_t op, osmp__reduce_fn *fn)
     return OSMP_OK;
 }
 
-void osmp__reduce_alone(void *buf, size_t count, size_t esize, osmp_op_t op, osmp__reduce_fn fn)
+void osmp__reduce_alone_logical(void *buf, size_t count, size_t esize, osmp_op_t op, osmp__reduce_fn fn)
 {
-    if (op != OSMP_LAND && op != OSMP_LOR && op != OSMP_LXOR) return;
     /* Fold with the identity (1 for LAND, 0 otherwise): integers only, little-endian (see wait.c). */
     unsigned char id[64] = {0};
     size_t per = sizeof(id) / esize;
