@@ -155,11 +155,15 @@ static int plain_size(MPI_Datatype dt)
     pthread_once(&keyval_once, create_keyval);
     for (int i = 0; i < nknown; i++)
         if (known[i].dt == dt) return known[i].size;
+    /* Contiguous means: no lower bound, no holes, and the next element starts
+     * right after this one. The pair types (MPI_DOUBLE_INT, ...) are named but
+     * have holes and an extent above their size; both extents are checked. */
     int ni, na, nd, combiner, size;
-    MPI_Aint lb, extent;
+    MPI_Aint lb, extent, tlb, textent;
     if (dt == MPI_DATATYPE_NULL || PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS ||
-        combiner != MPI_COMBINER_NAMED || PMPI_Type_size(dt, &size) != MPI_SUCCESS ||
-        PMPI_Type_get_true_extent(dt, &lb, &extent) != MPI_SUCCESS || lb != 0 || extent != size || size <= 0)
+        combiner != MPI_COMBINER_NAMED || PMPI_Type_size(dt, &size) != MPI_SUCCESS || size <= 0 ||
+        PMPI_Type_get_extent(dt, &lb, &extent) != MPI_SUCCESS || lb != 0 || extent != size ||
+        PMPI_Type_get_true_extent(dt, &tlb, &textent) != MPI_SUCCESS || tlb != 0 || textent != size)
         return -1;
     return size;
 }
@@ -433,22 +437,26 @@ static long bytes_of(MPI_Datatype dt, int count)
     return (long)size * count;
 }
 
-/* buf itself for a plain datatype; else a contiguous buffer, packed from buf if `pack`. */
-static void *view(const void *buf, int count, MPI_Datatype dt, long bytes, int pack, MPI_Comm comm)
+/* A contiguous view of count elements of dt at buf, in *v: buf itself for a
+ * plain datatype or no bytes at all (a NULL buffer with a zero count is valid
+ * MPI); else a buffer of its own, packed from buf if `pack`. OSMP_OK, or
+ * OSMP_ERR_NO_MEMORY. */
+static int view(const void *buf, int count, MPI_Datatype dt, long bytes, int pack, MPI_Comm comm, void **v)
 {
-    if (plain_size(dt) > 0) return (void *)(uintptr_t)buf;
-    void *v = malloc(bytes > 0 ? (size_t)bytes : 1);
+    *v = (void *)(uintptr_t)buf;
+    if (bytes == 0 || plain_size(dt) > 0) return OSMP_OK;
+    if (!(*v = malloc((size_t)bytes))) return OSMP_ERR_NO_MEMORY;
     int pos = 0;
-    if (v && pack && bytes > 0) PMPI_Pack(buf, count, dt, v, (int)bytes, &pos, comm);
-    return v;
+    if (pack) PMPI_Pack(buf, count, dt, *v, (int)bytes, &pos, comm);
+    return OSMP_OK;
 }
 
 /* Unpack a view into buf (if `unpack`) and free it. */
 static void unview(void *v, void *buf, int count, MPI_Datatype dt, long bytes, int unpack, MPI_Comm comm)
 {
     int pos = 0;
-    if (v == buf) return;
-    if (v && unpack && bytes > 0) PMPI_Unpack(v, (int)bytes, &pos, buf, count, dt, comm);
+    if (v == buf || !v) return;
+    if (unpack) PMPI_Unpack(v, (int)bytes, &pos, buf, count, dt, comm);
     free(v);
 }
 
@@ -466,10 +474,10 @@ EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c
     long bytes = bytes_of(dt, count);
     struct comm_state *s = movement_state(comm, C_BCAST, bytes);
     if (!s || root < 0 || root >= s->size) return PMPI_Bcast(buf, count, dt, root, comm);
-    void *v = view(buf, count, dt, bytes, s->rank == root, comm);
-    if (!v) return MPI_ERR_NO_MEM;
-    int rc = OSMP_OK;
-    if (!s->multinode) {
+    void *v;
+    int rc = view(buf, count, dt, bytes, s->rank == root, comm, &v);
+    if (rc) {
+    } else if (!s->multinode) {
         rc = osmp_bcast(s->team, v, (size_t)bytes, OSMP_UINT8, root);
     } else {
         /* 1. the root's node gets it from the root; 2. the leaders from the root's
@@ -479,7 +487,7 @@ EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c
         if (s->leaders != MPI_COMM_NULL) PMPI_Bcast(v, (int)bytes, MPI_BYTE, rnode, s->leaders);
         if (mynode != rnode) rc = osmp_bcast(s->team, v, (size_t)bytes, OSMP_UINT8, 0);
     }
-    unview(v, buf, count, dt, bytes, s->rank != root, comm);
+    unview(v, buf, count, dt, bytes, !rc && s->rank != root, comm);
     return done(s, C_BCAST, rc);
 }
 
@@ -660,13 +668,14 @@ EXPORT int MPI_Gather(const void *sendbuf, int scount, MPI_Datatype sdt, void *r
     long block = at_root ? bytes_of(rdt, rcount) : bytes_of(sdt, scount);
     struct comm_state *s = movement_state(comm, C_GATHER, block < 0 ? -1 : block * size);
     if (!s || root < 0 || root >= size) return PMPI_Gather(sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm);
-    void *in = in_pl ? NULL : view(sendbuf, scount, sdt, block, 1, comm);
-    void *out = at_root ? view(recvbuf, rcount * size, rdt, block * size, in_pl, comm) : NULL;
-    int rc = (!in_pl && !in) || (at_root && !out) ? OSMP_ERR_NO_MEMORY
-             : s->multinode ? hier_gather(s, in_pl ? NULL : in, out, (size_t)block, root)
-                            : osmp_gather(s->team, in_pl ? OSMP_IN_PLACE : in, out, (size_t)block, OSMP_UINT8, root);
-    if (!in_pl) unview(in, (void *)(uintptr_t)sendbuf, scount, sdt, block, 0, comm);
-    if (at_root) unview(out, recvbuf, rcount * size, rdt, block * size, 1, comm);
+    void *in = NULL, *out = NULL;
+    int rc = in_pl ? OSMP_OK : view(sendbuf, scount, sdt, block, 1, comm, &in);
+    if (!rc && at_root) rc = view(recvbuf, rcount * size, rdt, block * size, in_pl, comm, &out);
+    if (!rc)
+        rc = s->multinode ? hier_gather(s, in_pl ? NULL : in, out, (size_t)block, root)
+                          : osmp_gather(s->team, in_pl ? OSMP_IN_PLACE : in, out, (size_t)block, OSMP_UINT8, root);
+    unview(in, (void *)(uintptr_t)sendbuf, scount, sdt, block, 0, comm);
+    unview(out, recvbuf, rcount * size, rdt, block * size, !rc, comm);
     return done(s, C_GATHER, rc);
 }
 
@@ -679,13 +688,14 @@ EXPORT int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype sdt, void
     long block = bytes_of(rdt, rcount);
     struct comm_state *s = movement_state(comm, C_ALLGATHER, block < 0 ? -1 : block * size);
     if (!s) return PMPI_Allgather(sendbuf, scount, sdt, recvbuf, rcount, rdt, comm);
-    void *in = in_pl ? NULL : view(sendbuf, scount, sdt, block, 1, comm);
-    void *out = view(recvbuf, rcount * size, rdt, block * size, in_pl, comm);
-    int rc = (!in_pl && !in) || !out ? OSMP_ERR_NO_MEMORY
-             : s->multinode ? hier_allgather(s, in_pl ? NULL : in, out, (size_t)block)
-                            : osmp_allgather(s->team, in_pl ? OSMP_IN_PLACE : in, out, (size_t)block, OSMP_UINT8);
-    if (!in_pl) unview(in, (void *)(uintptr_t)sendbuf, scount, sdt, block, 0, comm);
-    unview(out, recvbuf, rcount * size, rdt, block * size, 1, comm);
+    void *in = NULL, *out = NULL;
+    int rc = in_pl ? OSMP_OK : view(sendbuf, scount, sdt, block, 1, comm, &in);
+    if (!rc) rc = view(recvbuf, rcount * size, rdt, block * size, in_pl, comm, &out);
+    if (!rc)
+        rc = s->multinode ? hier_allgather(s, in_pl ? NULL : in, out, (size_t)block)
+                          : osmp_allgather(s->team, in_pl ? OSMP_IN_PLACE : in, out, (size_t)block, OSMP_UINT8);
+    unview(in, (void *)(uintptr_t)sendbuf, scount, sdt, block, 0, comm);
+    unview(out, recvbuf, rcount * size, rdt, block * size, !rc, comm);
     return done(s, C_ALLGATHER, rc);
 }
 
@@ -699,13 +709,14 @@ EXPORT int MPI_Scatter(const void *sendbuf, int scount, MPI_Datatype sdt, void *
     long block = at_root ? bytes_of(sdt, scount) : bytes_of(rdt, rcount);
     struct comm_state *s = movement_state(comm, C_SCATTER, block < 0 ? -1 : block * size);
     if (!s || root < 0 || root >= size) return PMPI_Scatter(sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm);
-    void *in = at_root ? view(sendbuf, scount * size, sdt, block * size, 1, comm) : NULL;
-    void *out = in_pl ? NULL : view(recvbuf, rcount, rdt, block, 0, comm);
-    int rc = (at_root && !in) || (!in_pl && !out) ? OSMP_ERR_NO_MEMORY
-             : s->multinode ? hier_scatter(s, in, in_pl ? (char *)in + (size_t)root * (size_t)block : out, (size_t)block, root)
-                            : osmp_scatter(s->team, in, in_pl ? OSMP_IN_PLACE : out, (size_t)block, OSMP_UINT8, root);
-    if (at_root) unview(in, (void *)(uintptr_t)sendbuf, scount * size, sdt, block * size, 0, comm);
-    if (!in_pl) unview(out, recvbuf, rcount, rdt, block, 1, comm);
+    void *in = NULL, *out = NULL;
+    int rc = at_root ? view(sendbuf, scount * size, sdt, block * size, 1, comm, &in) : OSMP_OK;
+    if (!rc && !in_pl) rc = view(recvbuf, rcount, rdt, block, 0, comm, &out);
+    if (!rc)
+        rc = s->multinode ? hier_scatter(s, in, in_pl ? (char *)in + (size_t)root * (size_t)block : out, (size_t)block, root)
+                          : osmp_scatter(s->team, in, in_pl ? OSMP_IN_PLACE : out, (size_t)block, OSMP_UINT8, root);
+    unview(in, (void *)(uintptr_t)sendbuf, scount * size, sdt, block * size, 0, comm);
+    unview(out, recvbuf, rcount, rdt, block, !rc, comm);
     return done(s, C_SCATTER, rc);
 }
 
@@ -718,12 +729,12 @@ EXPORT int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void 
     long block = bytes_of(rdt, rcount);
     struct comm_state *s = movement_state(comm, C_ALLTOALL, block < 0 ? -1 : block * size);
     if (!s) return PMPI_Alltoall(sendbuf, scount, sdt, recvbuf, rcount, rdt, comm);
-    void *in = in_pl ? NULL : view(sendbuf, scount * size, sdt, block * size, 1, comm);
-    void *out = view(recvbuf, rcount * size, rdt, block * size, in_pl, comm);
-    int rc = (!in_pl && !in) || !out ? OSMP_ERR_NO_MEMORY
-             : osmp_alltoall(s->team, in_pl ? OSMP_IN_PLACE : in, out, (size_t)block, OSMP_UINT8);
-    if (!in_pl) unview(in, (void *)(uintptr_t)sendbuf, scount * size, sdt, block * size, 0, comm);
-    unview(out, recvbuf, rcount * size, rdt, block * size, 1, comm);
+    void *in = NULL, *out = NULL;
+    int rc = in_pl ? OSMP_OK : view(sendbuf, scount * size, sdt, block * size, 1, comm, &in);
+    if (!rc) rc = view(recvbuf, rcount * size, rdt, block * size, in_pl, comm, &out);
+    if (!rc) rc = osmp_alltoall(s->team, in_pl ? OSMP_IN_PLACE : in, out, (size_t)block, OSMP_UINT8);
+    unview(in, (void *)(uintptr_t)sendbuf, scount * size, sdt, block * size, 0, comm);
+    unview(out, recvbuf, rcount * size, rdt, block * size, !rc, comm);
     return done(s, C_ALLTOALL, rc);
 }
 
