@@ -14,7 +14,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     osmp_team_t team;
-    struct osmp_team_params p = {.rank = 0, .size = 1, .core = -1};
+    struct osmp_team_params p = {.rank = 0, .size = 1};
     if (osmp_team_create(&p, &team) != OSMP_OK) MPI_Abort(MPI_COMM_WORLD, 1);
     double x = 1, y = 0, best_osmp = 1e9, best_mpi = 1e9;
     const int calls = 2000000;

@@ -18,6 +18,17 @@
  *
  * Ownership: the caller owns what it passes in; objects handed out by a
  * *_create / *_load function are freed by the matching *_destroy.
+ *
+ * Threads: every function may be called from any thread. Topology and plan
+ * objects are immutable once made: any number of threads may read them at once;
+ * destroying one while another thread uses it is undefined. osmp_init and
+ * osmp_finalize are serialized internally (any thread, any number of times). A
+ * team handle is used by one thread at a time (section 4).
+ *
+ * Compatibility: OSMP_VERSION_* give the version of this header, osmp_version()
+ * that of the library loaded. Within one major version, structs passed in grow
+ * only at their end and say which optional fields they set (a mask), so a
+ * program built against an older header keeps working with a newer library.
  */
 #ifndef OSMP_H
 #define OSMP_H
@@ -37,6 +48,17 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#define OSMP_VERSION_MAJOR 0
+#define OSMP_VERSION_MINOR 2
+#define OSMP_VERSION_PATCH 0
+/* One number for compile-time comparisons: OSMP_VERSION >= OSMP_VERSION_OF(0, 2, 0). */
+#define OSMP_VERSION_OF(major, minor, patch) ((major) * 10000 + (minor) * 100 + (patch))
+#define OSMP_VERSION OSMP_VERSION_OF(OSMP_VERSION_MAJOR, OSMP_VERSION_MINOR, OSMP_VERSION_PATCH)
+
+/* The version of the library loaded (OSMP_VERSION_OF of it); major, minor and
+ * patch may each be NULL. */
+OSMP_EXPORT int osmp_version(int *major, int *minor, int *patch);
 
 /* ====================================================================== */
 /* 1. Status codes                                                         */
@@ -148,6 +170,9 @@ OSMP_EXPORT void osmp_topo_destroy(osmp_topo_t topo);
 /* Details of the last load failure in this thread (empty string if none). */
 OSMP_EXPORT const char *osmp_topo_last_error(void);
 
+/* 1 if the topology was discovered on the machine the caller runs on (its PUs
+ * are this machine's CPUs), 0 for another machine's (XML, synthetic). */
+OSMP_EXPORT int osmp_topo_is_this_machine(osmp_topo_t topo);
 OSMP_EXPORT const struct osmp_domain *osmp_topo_root(osmp_topo_t topo);
 OSMP_EXPORT int osmp_topo_ncores(osmp_topo_t topo);
 /* Number of domains of a kind (0 if the machine has none). */
@@ -423,18 +448,34 @@ OSMP_EXPORT extern const char osmp_in_place_marker;
  * order. Returns 0 on success. Called a few times during team creation only. */
 typedef int (*osmp_oob_allgather_fn)(void *ctx, const void *send, void *recv, size_t len);
 
+/* Optional fields of struct osmp_team_params, set in its mask. */
+enum {
+    OSMP_TEAM_PARAM_CORE = 1u << 0,      /* core: else the OS says where the caller runs */
+    OSMP_TEAM_PARAM_HIERARCHY = 1u << 1, /* hierarchy: else OSMP_HIERARCHY (default auto) */
+    OSMP_TEAM_PARAM_TOPO = 1u << 2       /* topo: else the process's (this machine, or OSMP_TOPOLOGY) */
+};
+
+/* Zero-initialize, then set the required fields and, for each optional field
+ * set, its bit in mask. Fields are only ever added at the end. */
 struct osmp_team_params {
-    int rank; /* 0 .. size-1, distinct */
+    uint64_t mask; /* OSMP_TEAM_PARAM_* of the optional fields set */
+    int rank;      /* 0 .. size-1, distinct */
     int size;
-    int core;              /* logical core (osmp-topo numbering) the participant runs on; -1: ask the OS */
-    const char *hierarchy; /* NULL: OSMP_HIERARCHY (default auto) */
-    osmp_oob_allgather_fn oob_allgather;
+    osmp_oob_allgather_fn oob_allgather; /* required when size > 1 */
     void *oob_ctx;
+    int core;              /* logical core of `topo` (osmp-topo numbering) the participant runs on */
+    const char *hierarchy; /* hierarchy spec of the team's plan */
+    /* The machine the team is planned on (every participant passes an
+     * equivalent one; it must outlive the team). Without `core`, a participant
+     * sits on the core whose PU the OS runs it on, if the topology has it, else
+     * on core rank % ncores. */
+    osmp_topo_t topo;
 };
 
 /* Collective over the participants of the new team. If any participant fails
  * to set up, all of them return the same error (failures travel in the
- * out-of-band exchange) and no segment is left behind. */
+ * out-of-band exchange) and no segment is left behind. OSMP_ERR_INVALID_ARG
+ * for unknown mask bits. */
 OSMP_EXPORT int osmp_team_create(const struct osmp_team_params *params, osmp_team_t *team);
 
 /* Threads of one or several processes as one team: each process of `parent`
@@ -459,7 +500,8 @@ OSMP_EXPORT int osmp_team_destroy(osmp_team_t team);
  * outlive the next run. */
 OSMP_EXPORT int osmp_shm_cleanup(int *removed);
 
-/* Under osmp-run: the team of every launched process. Otherwise a team of one. */
+/* Under osmp-run: the team of every launched process. Otherwise a team of one.
+ * Later calls return the same team until osmp_finalize. */
 OSMP_EXPORT int osmp_init(osmp_team_t *world);
 OSMP_EXPORT int osmp_finalize(void);
 
@@ -467,6 +509,34 @@ OSMP_EXPORT int osmp_team_rank(osmp_team_t team);
 OSMP_EXPORT int osmp_team_size(osmp_team_t team);
 /* The plan the team runs on (owned by the team; the plan of root 0). */
 OSMP_EXPORT const struct osmp_plan *osmp_team_plan(osmp_team_t team);
+
+/* Every collective, in the one list that the library, libosmp_mpi, osmp-bench
+ * and the tests read: X(NAME, name, flags). */
+#define OSMP_COLL_ROOTED 1u  /* takes a root */
+#define OSMP_COLL_REDUCES 2u /* takes an operation */
+#define OSMP_COLL_BLOCKS 4u  /* count is one participant's block; size blocks make the vector */
+#define OSMP_COLL_MAP(X)                                                                                     \
+    X(BARRIER, barrier, 0)                                                                                   \
+    X(BCAST, bcast, OSMP_COLL_ROOTED)                                                                        \
+    X(REDUCE, reduce, OSMP_COLL_ROOTED | OSMP_COLL_REDUCES)                                                  \
+    X(ALLREDUCE, allreduce, OSMP_COLL_REDUCES)                                                               \
+    X(GATHER, gather, OSMP_COLL_ROOTED | OSMP_COLL_BLOCKS)                                                   \
+    X(ALLGATHER, allgather, OSMP_COLL_BLOCKS)                                                                \
+    X(SCATTER, scatter, OSMP_COLL_ROOTED | OSMP_COLL_BLOCKS)                                                 \
+    X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, OSMP_COLL_REDUCES | OSMP_COLL_BLOCKS)                      \
+    X(ALLTOALL, alltoall, OSMP_COLL_BLOCKS)
+
+typedef enum {
+#define OSMP__COLL_ENUM(NAME, name, flags) OSMP_COLL_##NAME,
+    OSMP_COLL_MAP(OSMP__COLL_ENUM)
+#undef OSMP__COLL_ENUM
+        OSMP_COLL_COUNT
+} osmp_coll_t;
+
+/* "barrier", "bcast", ...: the function's name without osmp_; NULL if out of range. */
+OSMP_EXPORT const char *osmp_coll_name(osmp_coll_t coll);
+/* OSMP_COLL_ROOTED | ... of a collective; 0 if out of range. */
+OSMP_EXPORT unsigned osmp_coll_flags(osmp_coll_t coll);
 
 OSMP_EXPORT int osmp_barrier(osmp_team_t team);
 OSMP_EXPORT int osmp_bcast(osmp_team_t team, void *buf, size_t count, osmp_dtype_t dtype, int root);

@@ -240,7 +240,7 @@ int main(int argc, char **argv)
         }
         free(copy);
     }
-    struct osmp_team_params p = {.rank = rank, .size = size, .core = -1, .oob_allgather = oob};
+    struct osmp_team_params p = {.rank = rank, .size = size, .oob_allgather = oob};
     int rc = osmp_team_create(&p, &team);
     if (rc) {
         fprintf(stderr, "osmp-bench: osmp_team_create: %s\n", osmp_status_str(rc));

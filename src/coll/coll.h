@@ -1,16 +1,24 @@
-/* coll layer internals: reduction kernels, the team's data path, algorithms. */
+/*
+ * coll layer internals: the state algorithms run on, reduction kernels, the
+ * algorithm tables of every collective and the selection between them.
+ *
+ * Layout: src/coll/<op>/<op>.c holds the algorithm table of one collective
+ * ({name, description, function}, read by selection, by the OSMP_<OP>_ALG knob
+ * and by `osmp-topo --algorithms`), src/coll/<op>/<op>_<alg>.c one algorithm
+ * each. src/coll/select.c holds the one selection table (collective x size class
+ * x team shape -> algorithm). src/coll/tree.c builds the base-case trees from
+ * the plan and runs the pipelined passes up and down them that the tree
+ * algorithms share. The data path (mailboxes, slots, waiting) is shm/mailbox.h.
+ */
 #ifndef OSMP_COLL_H
 #define OSMP_COLL_H
 
 #include <stddef.h>
-#include <sys/types.h>
+#include <stdio.h>
 
-#include "common/atomic.h"
 #include "osmp.h"
+#include "shm/mailbox.h"
 #include "shm/shm.h"
-#include "shm/wait.h"
-
-typedef struct osmp__team *osmp__team_t;
 
 typedef void (*osmp__reduce_fn)(void *acc, const void *in, size_t n);
 /* OSMP_ERR_INVALID_ARG for an unknown dtype/op, OSMP_ERR_TYPE for a pair that is not defined. */
@@ -22,32 +30,6 @@ static inline void osmp__reduce_alone(void *buf, size_t count, size_t esize, osm
     if (op == OSMP_LAND || op == OSMP_LOR || op == OSMP_LXOR) osmp__reduce_alone_logical(buf, count, esize, op, fn);
 }
 
-/* One direction of a participant's mailbox: a cache line its owner writes. */
-#define OSMP_INLINE_MAX 40
-struct osmp__chan {
-    osmp_atomic64_t seq;     /* last step published in this direction */
-    osmp_atomic32_t waiters; /* readers asleep on seq */
-    uint32_t pad;
-    uint64_t addr; /* buffer exposed for single copy in the published step */
-    char inline_data[OSMP_INLINE_MAX];
-} __attribute__((aligned(OSMP_CACHE_LINE)));
-_Static_assert(sizeof(struct osmp__chan) == OSMP_CACHE_LINE, "one line per direction");
-
-enum { OSMP__UP = 0, OSMP__DOWN = 1 };
-
-/* Team-wide state, in rank 0's region (it outlives any participant: every
- * participant maps the whole segment). */
-struct osmp__shared {
-    osmp_atomic32_t lost; /* 0, or 1 + the rank whose loss someone noticed first */
-} __attribute__((aligned(OSMP_CACHE_LINE)));
-
-/* A participant's region of the team segment, first touched by its owner. The
- * rings (depth slots of chunk bytes per direction) follow the header. */
-struct osmp__region {
-    struct osmp__chan chan[2];
-    struct osmp__shared shared; /* used in rank 0's region only */
-};
-
 /* One base-case arrangement of the plan for one root: every rank's parent and
  * children. Within a group the leader heads a k-ary tree of the members (flat:
  * k = group size). */
@@ -57,113 +39,115 @@ struct osmp__tree {
     int *children; /* in reduction order: lower levels first */
 };
 
-/* Who must have consumed a slot before its owner writes it again. */
-struct osmp__slot_rec {
-    int written;  /* the slot has content whose consumers must be waited for */
-    uint64_t seq; /* step the consumers publish when done with the last write */
-    const int *consumers;
-    int nconsumers;
-    int one; /* storage when there is a single consumer */
-    int dir; /* the consumers signal on their own counter of this direction */
-};
-
-enum osmp__coll_op { OSMP__OP_BARRIER, OSMP__OP_BCAST, OSMP__OP_REDUCE, OSMP__OP_ALLREDUCE, OSMP__OP_COUNT };
-
 #define OSMP__MAX_ARRANGEMENTS 6
-#define OSMP__MAX_DEPTH 64
-
 struct osmp__arrangement {
-    int radix;                /* 0: flat */
+    int radix;                 /* 0: flat */
     struct osmp__tree **trees; /* [root], built on first use */
 };
 
-struct osmp__thread_rv; /* in-process rendezvous of osmp_team_create_threads */
-
-/* The team as the algorithms see it. The public handle (struct osmp_team, api.c)
- * points here; it stays valid after destroy to recognize a stale handle. */
-struct osmp__team {
-    int rank, size;
-    int failed; /* OSMP_ERR_PEER_LOST once any wait gave up: the steps no longer agree */
-    int check_args; /* OSMP_CHECK_ARGS: exchange a checksum of the arguments first */
-    pid_t *pids;
-    int watching;          /* the other processes' pids are watched (liveness.c) */
-    unsigned char *local; /* local[r]: rank r lives in this process */
-    int *cores;
-    osmp_topo_t topo; /* process-wide, not owned */
-    char hierarchy[128];
-    struct osmp_plan *plan; /* root 0 */
-
-    void *seg;
-    size_t seg_size, region_size;
-    int seg_private; /* a team of one keeps its region in private memory */
-    size_t chunk;    /* bytes per ring slot */
-    int depth;       /* slots per direction */
-    int single_copy; /* every pair can copy from the other's buffers */
-    size_t single_copy_min;
-    struct osmp__wait_policy wait;
-
-    uint64_t step; /* steps used so far; the same on every participant */
-    struct osmp__slot_rec rec[2][OSMP__MAX_DEPTH + 1]; /* [dir][slot], last = inline */
-
-    int radix_of[OSMP__OP_COUNT]; /* base case per operation: 0 flat, k > 0 k-ary, -1 auto, OSMP__ALG_DIRECT */
-    int *peers;                   /* every rank but mine, ascending */
-    struct osmp__arrangement arr[OSMP__MAX_ARRANGEMENTS];
-    int narr;
-
-    struct osmp__thread_rv *thread_rv; /* created on the first osmp_team_create_threads */
-    void *thread_rv_lock;              /* pthread_mutex_t, creation path only */
+/* A resolved choice: the algorithm and, for tree algorithms, the base case. */
+struct osmp__alg;
+struct osmp__choice {
+    const struct osmp__alg *alg;
+    int radix; /* 0 flat, k > 0 k-ary */
 };
 
-static inline struct osmp__region *osmp__region(osmp__team_t t, int rank)
+/* Size classes of the selection table, by the bytes of one block. */
+enum { OSMP__SIZE_INLINE, OSMP__SIZE_MEDIUM, OSMP__SIZE_LARGE, OSMP__NSIZES };
+/* Up to this many bytes a reduction keeps the flat base case and a flat team
+ * does not slice: above it, spreading the reduction over more members pays. */
+#define OSMP__MEDIUM_MAX 65535
+
+/* What the algorithms of one participant run on. The team (team/team.h) embeds
+ * it and owns what its pointers point to. */
+struct osmp__coll {
+    int rank, size;
+    struct osmp__mbox mb; /* the data path */
+    const int *cores;     /* every rank's core, for trees built from the plan */
+    osmp_topo_t topo;
+    const char *hierarchy;
+    const struct osmp_plan *plan; /* root 0 */
+    const int *peers;             /* every rank but mine, ascending */
+
+    uint64_t step;          /* first step of the next phase; the same on every participant */
+    int single_copy;        /* every pair can copy from the other's buffers */
+    size_t single_copy_min; /* blocks from this size are copied once, where single copy works */
+    /* Per collective, size class and single copy (0/1): the algorithm to run,
+     * resolved at team creation from the selection table and OSMP_<OP>_ALG. */
+    struct osmp__choice choice[OSMP_COLL_COUNT][OSMP__NSIZES][2];
+    struct osmp__arrangement arr[OSMP__MAX_ARRANGEMENTS];
+    int narr;
+};
+typedef struct osmp__coll *osmp__coll_t;
+
+/* Every call takes whole phases of steps, whatever its counts: the step numbers
+ * of a call never depend on a count that some participant does not know
+ * (gatherv, alltoallv), and a phase leaves room for 2^40 steps (one chunk each;
+ * a count that would need more is refused: OSMP_ERR_RANGE). */
+#define OSMP__PHASE_STEPS (UINT64_C(1) << 40)
+static inline uint64_t osmp__phase(osmp__coll_t t)
 {
-    return (struct osmp__region *)((char *)t->seg + (size_t)rank * t->region_size);
+    uint64_t base = t->step;
+    t->step += OSMP__PHASE_STEPS;
+    return base;
 }
 
-static inline char *osmp__ring(osmp__team_t t, int rank, int dir, uint64_t step)
+/* One call's arguments, resolved (no OSMP_IN_PLACE; bcast's buffer is `out`). */
+struct osmp__args {
+    const void *in;
+    void *out;
+    size_t count, esize; /* elements per block, bytes per element */
+    osmp__reduce_fn fn;
+    int root;
+    int radix;       /* the tree base case chosen with the algorithm */
+    int single_copy; /* copy blocks once, straight from the source buffer */
+};
+
+typedef int (*osmp__alg_fn)(osmp__coll_t t, const struct osmp__args *a);
+
+/* One algorithm of a collective (its table ends with a NULL name). */
+struct osmp__alg {
+    const char *name; /* OSMP_<OP>_ALG=name (name:K where takes_radix) */
+    const char *doc;
+    osmp__alg_fn run;
+    int radix;            /* base case implied by the name (tree algorithms), when not takes_radix */
+    int takes_radix;      /* name:K chooses a K-ary base case, 1 <= K <= 64 */
+    int needs_single_copy; /* runs only where blocks are copied once; elsewhere the table chooses */
+};
+
+#define OSMP__COLL_TABLE(NAME, name, flags) extern const struct osmp__alg osmp__##name##_algs[];
+OSMP_COLL_MAP(OSMP__COLL_TABLE)
+#undef OSMP__COLL_TABLE
+
+/* The table of a collective. */
+const struct osmp__alg *osmp__algs_of(osmp_coll_t c);
+/* Parse an OSMP_<OP>_ALG value ("auto", a name, or name:K) into *choice (alg
+ * NULL for auto). OSMP_ERR_KNOB with a reason in err if it names no algorithm. */
+int osmp__alg_parse(osmp_coll_t c, const char *value, struct osmp__choice *choice, char *err, size_t err_len);
+/* Fill t->choice from the selection table for this team's shape, with the
+ * forced choices (alg non-NULL) taking precedence where they can run. */
+void osmp__select_init(osmp__coll_t t, const struct osmp__choice forced[OSMP_COLL_COUNT]);
+/* Every collective's algorithms and the selection table, for osmp-topo --algorithms. */
+void osmp__algs_print(FILE *f);
+
+/* Run collective c with the algorithm selected for its size (count * esize
+ * bytes per block) on this team. */
+int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a);
+
+/* A team is flat when its plan is one group. */
+static inline int osmp__flat_team(osmp__coll_t t)
 {
-    return (char *)osmp__region(t, rank) + sizeof(struct osmp__region) +
-           ((size_t)dir * (size_t)t->depth + (size_t)(step % (uint64_t)t->depth)) * t->chunk;
+    return t->plan->nlevels <= 1;
 }
 
-/* The tree for an operation and root (built on first use). NULL on no memory. */
-const struct osmp__tree *osmp__tree_get(osmp__team_t t, enum osmp__coll_op op, size_t bytes, int root);
+/* Trees (tree.c): the tree of a base case (radix) and root, built on first
+ * use; NULL on no memory. The passes over them: coll/tree.h. */
+const struct osmp__tree *osmp__tree_get(osmp__coll_t t, int radix, int root);
+void osmp__trees_free(osmp__coll_t t);
 
-/* Tree algorithms (tree.c). `in`/`out` are resolved (no OSMP_IN_PLACE). */
-int osmp__tree_bcast(osmp__team_t t, void *buf, size_t count, size_t esize, int root);
-int osmp__tree_reduce(osmp__team_t t, const void *in, void *out, size_t count, size_t esize, osmp__reduce_fn fn,
-                      int root, int all);
-int osmp__tree_barrier(osmp__team_t t);
-
-/* Algorithms for a team that forms one group (flat.c): every rank reads every
- * other rank's mailbox, no leader. */
-#define OSMP__ALG_DIRECT (-2)
-int osmp__flat_team(osmp__team_t t);
-int osmp__direct_allreduce(osmp__team_t t, const void *in, void *out, size_t count, size_t esize,
-                           osmp__reduce_fn fn);
-int osmp__sliced_allreduce(osmp__team_t t, const void *in, void *out, size_t count, size_t esize,
-                           osmp__reduce_fn fn);
-int osmp__direct_barrier(osmp__team_t t);
-
-/* The choice between tree and flat algorithms (select.c). */
-int osmp__allreduce(osmp__team_t t, const void *in, void *out, size_t count, size_t esize, osmp__reduce_fn fn);
-int osmp__barrier(osmp__team_t t);
-
-/* Flat algorithms through the root or pairwise (direct.c). */
-int osmp__gather(osmp__team_t t, const void *in, void *out, size_t bytes, int root);
-int osmp__scatter(osmp__team_t t, const void *in, void *out, size_t bytes, int root);
-int osmp__alltoall(osmp__team_t t, const void *in, void *out, size_t bytes);
-
-/* Data-path helpers (tree.c). */
-/* Wait until `rank` has published `step` in direction dir. OSMP_ERR_PEER_LOST
- * if it died (or another participant gave up on the team) first; the team is
- * then marked failed. */
-int osmp__wait_peer(osmp__team_t t, int rank, int dir, uint64_t step);
-void osmp__publish_own(osmp__team_t t, int dir, uint64_t step);
-/* Claim my slot for `step` (ring slot, or the inline area if `inline_slot`),
- * waiting until the consumers of its previous content are done. The new
- * content's consumers will say they are done by publishing signal_step on their
- * own counter of direction signal_dir. NULL when a consumer was lost. */
-char *osmp__claim(osmp__team_t t, int dir, uint64_t step, int inline_slot, const int *consumers, int n,
-                  int signal_dir, uint64_t signal_step);
+/* Algorithms that other collectives compose (each in its own <op>_<alg>.c). */
+int osmp__allreduce_direct(osmp__coll_t t, const struct osmp__args *a);
+int osmp__allreduce_sliced(osmp__coll_t t, const struct osmp__args *a);
+int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a);
 
 #endif

@@ -14,9 +14,14 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-/* x86 and most ARM server parts move 64-byte lines; one writer per line avoids
- * false sharing between a producer's flag and its neighbour's. */
+/* One writer per line avoids false sharing between a producer's flag and its
+ * neighbour's. The build sets the line size (CMake: the build machine's L1 data
+ * line, -DOSMP_CACHE_LINE=N to override; POWER has 128 B, A64FX 256 B); x86 and
+ * most ARM server parts move 64-byte lines. common/machine.c checks it against
+ * the machine the library runs on. */
+#ifndef OSMP_CACHE_LINE
 #define OSMP_CACHE_LINE 64
+#endif
 
 typedef _Atomic uint64_t osmp_atomic64_t;
 typedef _Atomic uint32_t osmp_atomic32_t;

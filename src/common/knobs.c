@@ -14,7 +14,12 @@ static const struct {
 #define OSMP__KNOB_ROW(name, dflt, doc) {"OSMP_" #name, dflt, doc},
     OSMP_KNOB_MAP(OSMP__KNOB_ROW)
 #undef OSMP__KNOB_ROW
+#define OSMP__KNOB_ALG_ROW(NAME, name, flags)                                                                \
+    {"OSMP_" #NAME "_ALG", "auto", #name ": auto (the selection table) or an algorithm osmp-topo --algorithms lists"},
+        OSMP_COLL_MAP(OSMP__KNOB_ALG_ROW)
+#undef OSMP__KNOB_ALG_ROW
 };
+_Static_assert(sizeof(table) / sizeof(table[0]) == OSMP_KNOB_COUNT, "one row per knob");
 
 const char *osmp__knob_str(enum osmp_knob k)
 {
@@ -39,7 +44,7 @@ void osmp_knobs_print(FILE *f)
 {
     for (int k = 0; k < OSMP_KNOB_COUNT; k++) {
         const char *v = getenv(table[k].name);
-        fprintf(f, "%-24s default %-8s %s%s%s%s\n", table[k].name, *table[k].dflt ? table[k].dflt : "\"\"",
+        fprintf(f, "%-34s default %-8s %s%s%s%s\n", table[k].name, *table[k].dflt ? table[k].dflt : "\"\"",
                 table[k].doc, v ? " [set: " : "", v ? v : "", v ? "]" : "");
     }
 }

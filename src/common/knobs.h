@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "osmp.h"
+
 /* X(NAME, default, doc) */
 #define OSMP_KNOB_MAP(X)                                                                                     \
     X(HIERARCHY, "auto", "hierarchy spec of every team (auto: chosen from the machine; see osmp-topo)")     \
@@ -16,10 +18,6 @@
     X(SINGLE_COPY, "auto", "copy large data once from the source buffer: auto (CMA between processes, "     \
                            "loads between threads), cma, none")                                              \
     X(SINGLE_COPY_MIN, "4194304", "smallest message (bytes) that broadcast and allreduce copy once")          \
-    X(BARRIER_ALG, "auto", "barrier: auto (the selection table), flat or kary:K (tree base case), direct")   \
-    X(BCAST_ALG, "auto", "broadcast: auto, flat, kary:K")                                                   \
-    X(REDUCE_ALG, "auto", "reduce: auto, flat, kary:K")                                                     \
-    X(ALLREDUCE_ALG, "auto", "allreduce: auto, flat, kary:K, direct (all-read small, sliced large)")        \
     X(SPIN, "4000", "polls of a flag before yielding the core")                                             \
     X(YIELDS, "50", "sched_yield calls before sleeping on a futex")                                         \
     X(JOIN_TIMEOUT, "60", "seconds a participant waits for the others to join a team under osmp-run or as "  \
@@ -35,12 +33,18 @@
     X(MPI_PSEUDO_NODES, "1", "libosmp_mpi: split each node into this many pseudo-nodes (tests the "         \
                              "inter-node path on one machine)")
 
+/* After them, one OSMP_<OP>_ALG per collective of OSMP_COLL_MAP (osmp.h), whose
+ * values are the names in that collective's algorithm table (coll/select.c). */
 enum osmp_knob {
 #define OSMP__KNOB_ENUM(name, dflt, doc) OSMP_KNOB_##name,
     OSMP_KNOB_MAP(OSMP__KNOB_ENUM)
 #undef OSMP__KNOB_ENUM
-        OSMP_KNOB_COUNT
+#define OSMP__KNOB_ALG_ENUM(NAME, name, flags) OSMP_KNOB_##NAME##_ALG,
+        OSMP_COLL_MAP(OSMP__KNOB_ALG_ENUM)
+#undef OSMP__KNOB_ALG_ENUM
+            OSMP_KNOB_COUNT
 };
+#define OSMP_KNOB_ALG(coll) ((enum osmp_knob)(OSMP_KNOB_BARRIER_ALG + (int)(coll)))
 
 /* The value (environment or default); never NULL. */
 const char *osmp__knob_str(enum osmp_knob k);

@@ -1,4 +1,4 @@
-/* Status strings, generated from the one list in osmp.h. */
+/* Status strings, generated from the one list in osmp.h, and the version. */
 #include "osmp.h"
 
 const char *osmp_status_str(int status)
@@ -23,4 +23,12 @@ const char *osmp_status_name(int status)
 #undef OSMP__STATUS_NAME
     }
     return "OSMP_UNKNOWN";
+}
+
+int osmp_version(int *major, int *minor, int *patch)
+{
+    if (major) *major = OSMP_VERSION_MAJOR;
+    if (minor) *minor = OSMP_VERSION_MINOR;
+    if (patch) *patch = OSMP_VERSION_PATCH;
+    return OSMP_VERSION;
 }

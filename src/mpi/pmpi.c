@@ -354,11 +354,11 @@ static struct comm_state *build_state(MPI_Comm comm)
     for (int r = 0; ok && r < s->size; r++) s->node_first[s->node_of[r] + 1]++;
     for (int k = 0; ok && k < s->nnodes; k++) s->node_first[k + 1] += s->node_first[k];
     if (ok && s->local_size > 1) { /* 3 */
-        struct osmp_team_params p = {.rank = s->local_rank, .size = s->local_size, .core = -1,
+        struct osmp_team_params p = {.rank = s->local_rank, .size = s->local_size,
                                      .oob_allgather = oob_allgather, .oob_ctx = &s->local};
         ok = osmp_team_create(&p, &s->team) == OSMP_OK;
     } else if (ok) {
-        struct osmp_team_params p = {.rank = 0, .size = 1, .core = -1};
+        struct osmp_team_params p = {.rank = 0, .size = 1};
         ok = osmp_team_create(&p, &s->team) == OSMP_OK;
     }
     int all_ok;

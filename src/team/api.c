@@ -2,9 +2,9 @@
  * The collectives' entry points: check the handle and the arguments (before
  * touching any buffer or any peer), optionally compare a checksum of the
  * arguments across the team (OSMP_CHECK_ARGS), resolve OSMP_IN_PLACE, and hand
- * over to the algorithms in coll/. Argument errors are local: a participant
- * that rejects its arguments returns without joining, so the caller must not
- * go on with the others (as in MPI).
+ * over to the algorithm the selection table chooses (coll/select.c). Argument
+ * errors are local: a participant that rejects its arguments returns without
+ * joining, so the caller must not go on with the others (as in MPI).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,171 +29,159 @@ static size_t esize_of(osmp_dtype_t dtype, size_t count, size_t nblocks)
         if (team_rc_) return team_rc_;                                                                       \
     } while (0)
 
-enum coll_id { C_BARRIER = 1, C_BCAST, C_REDUCE, C_ALLREDUCE, C_GATHER, C_ALLGATHER, C_SCATTER, C_RSB, C_ALLTOALL };
-
 /* OSMP_CHECK_ARGS: every participant contributes a hash of what must agree and
  * its complement to one MAX allreduce; both come back unchanged only if every
  * participant passed the same. All participants then return the same status
  * and the team stays usable. Off: nothing. */
-static int check_args_now(osmp__team_t t, enum coll_id c, size_t count, int dtype, int op, int root)
+static int check_args_now(osmp__team_t t, osmp_coll_t c, size_t count, int dtype, int op, int root)
 {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a over the fields */
-    const uint64_t field[5] = {(uint64_t)c, (uint64_t)count, (uint64_t)dtype, (uint64_t)op, (uint64_t)root};
+    const uint64_t field[5] = {(uint64_t)c + 1, (uint64_t)count, (uint64_t)dtype, (uint64_t)op, (uint64_t)root};
     for (int i = 0; i < 5; i++) h = (h ^ field[i]) * 1099511628211ULL;
     uint64_t mine[2] = {h, ~h}, all[2];
-    osmp__reduce_fn max;
-    osmp__reduce_fn_get(OSMP_UINT64, OSMP_MAX, &max);
-    int rc = osmp__allreduce(t, mine, all, 2, sizeof(uint64_t), max);
+    struct osmp__args a = {.in = mine, .out = all, .count = 2, .esize = sizeof(uint64_t)};
+    osmp__reduce_fn_get(OSMP_UINT64, OSMP_MAX, &a.fn);
+    int rc = osmp__run(&t->coll, OSMP_COLL_ALLREDUCE, &a);
     if (rc) return rc;
     return all[0] == mine[0] && all[1] == mine[1] ? OSMP_OK : OSMP_ERR_MISMATCH;
 }
 
 /* Off (the default), this costs one load and a branch on every call. */
-static inline int check_args(osmp__team_t t, enum coll_id c, size_t count, int dtype, int op, int root)
+static inline int check_args(osmp__team_t t, osmp_coll_t c, size_t count, int dtype, int op, int root)
 {
     return t->check_args ? check_args_now(t, c, count, dtype, op, root) : OSMP_OK;
+}
+
+/* The arguments checked on every participant, then the call: zero counts do
+ * nothing (and take no step), reductions of a team of one still turn logical
+ * operations into 0 or 1. */
+static int run(osmp__team_t t, osmp_coll_t c, struct osmp__args *a, int dtype, osmp_op_t op)
+{
+    int rc = check_args(t, c, a->count, dtype, (int)op, a->root);
+    if (rc || !a->count) return rc;
+    rc = osmp__run(&t->coll, c, a);
+    if (!rc && a->fn && t->coll.size == 1) osmp__reduce_alone(a->out, a->count, a->esize, op, a->fn);
+    return rc;
 }
 
 int osmp_barrier(osmp_team_t h)
 {
     CHECK_TEAM(h, t);
-    int rc = check_args(t, C_BARRIER, 0, 0, 0, 0);
-    return rc ? rc : osmp__barrier(t);
+    struct osmp__args a = {.count = 1, .esize = 0};
+    int rc = check_args(t, OSMP_COLL_BARRIER, 0, 0, 0, 0);
+    return rc ? rc : osmp__run(&t->coll, OSMP_COLL_BARRIER, &a);
 }
 
 int osmp_bcast(osmp_team_t h, void *buf, size_t count, osmp_dtype_t dtype, int root)
 {
     CHECK_TEAM(h, t);
     size_t e = esize_of(dtype, count, 1);
-    int rc;
-    if (!e || root < 0 || root >= t->size || (count && !buf) || buf == OSMP_IN_PLACE) return OSMP_ERR_INVALID_ARG;
-    if ((rc = check_args(t, C_BCAST, count, dtype, 0, root))) return rc;
-    if (!count) return OSMP_OK;
-    return osmp__tree_bcast(t, buf, count, e, root);
+    if (!e || root < 0 || root >= t->coll.size || (count && !buf) || buf == OSMP_IN_PLACE) return OSMP_ERR_INVALID_ARG;
+    struct osmp__args a = {.in = buf, .out = buf, .count = count, .esize = e, .root = root};
+    return run(t, OSMP_COLL_BCAST, &a, dtype, 0);
 }
 
 int osmp_reduce(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype, osmp_op_t op,
                 int root)
 {
     CHECK_TEAM(h, t);
-    osmp__reduce_fn fn;
-    int rc = osmp__reduce_fn_get(dtype, op, &fn);
+    struct osmp__args a = {.count = count, .root = root};
+    int rc = osmp__reduce_fn_get(dtype, op, &a.fn);
     if (rc) return rc;
-    size_t e = esize_of(dtype, count, 1);
-    if (!e || root < 0 || root >= t->size) return OSMP_ERR_INVALID_ARG;
+    a.esize = esize_of(dtype, count, 1);
+    if (!a.esize || root < 0 || root >= t->coll.size) return OSMP_ERR_INVALID_ARG;
     int in_place = sendbuf == OSMP_IN_PLACE;
     if (recvbuf == OSMP_IN_PLACE ||
-        (count && ((t->rank == root && !recvbuf) || !sendbuf || (in_place && t->rank != root))))
+        (count && ((t->coll.rank == root && !recvbuf) || !sendbuf || (in_place && t->coll.rank != root))))
         return OSMP_ERR_INVALID_ARG;
-    if ((rc = check_args(t, C_REDUCE, count, dtype, op, root))) return rc;
-    if (!count) return OSMP_OK;
-    rc = osmp__tree_reduce(t, in_place ? recvbuf : sendbuf, recvbuf, count, e, fn, root, 0);
-    if (!rc && t->size == 1) osmp__reduce_alone(recvbuf, count, e, op, fn);
-    return rc;
+    a.in = in_place ? recvbuf : sendbuf;
+    a.out = recvbuf;
+    return run(t, OSMP_COLL_REDUCE, &a, dtype, op);
 }
 
 int osmp_allreduce(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype,
                    osmp_op_t op)
 {
     CHECK_TEAM(h, t);
-    osmp__reduce_fn fn;
-    int rc = osmp__reduce_fn_get(dtype, op, &fn);
+    struct osmp__args a = {.count = count, .out = recvbuf};
+    int rc = osmp__reduce_fn_get(dtype, op, &a.fn);
     if (rc) return rc;
-    size_t e = esize_of(dtype, count, 1);
-    if (!e || (count && (!sendbuf || !recvbuf)) || recvbuf == OSMP_IN_PLACE) return OSMP_ERR_INVALID_ARG;
-    if ((rc = check_args(t, C_ALLREDUCE, count, dtype, op, 0))) return rc;
-    if (!count) return OSMP_OK;
-    rc = osmp__allreduce(t, sendbuf == OSMP_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, e, fn);
-    if (!rc && t->size == 1) osmp__reduce_alone(recvbuf, count, e, op, fn);
-    return rc;
+    a.esize = esize_of(dtype, count, 1);
+    if (!a.esize || (count && (!sendbuf || !recvbuf)) || recvbuf == OSMP_IN_PLACE) return OSMP_ERR_INVALID_ARG;
+    a.in = sendbuf == OSMP_IN_PLACE ? recvbuf : sendbuf;
+    return run(t, OSMP_COLL_ALLREDUCE, &a, dtype, op);
+}
+
+/* Rooted data movement: the root's buffer holds size blocks; the root's own
+ * block may be in place (OSMP_IN_PLACE for the root's `mine`). */
+static int rooted(osmp_team_t h, osmp_coll_t c, const void *all, const void *mine, size_t count,
+                  osmp_dtype_t dtype, int root, int mine_is_out)
+{
+    CHECK_TEAM(h, t);
+    size_t e = esize_of(dtype, count, (size_t)t->coll.size);
+    if (!e || root < 0 || root >= t->coll.size) return OSMP_ERR_INVALID_ARG;
+    int me = t->coll.rank, in_place = mine == OSMP_IN_PLACE;
+    if (all == OSMP_IN_PLACE || (count && ((me == root && !all) || !mine || (in_place && me != root))))
+        return OSMP_ERR_INVALID_ARG;
+    const void *own = in_place ? (const char *)all + (size_t)root * count * e : mine;
+    struct osmp__args a = {.count = count, .esize = e, .root = root};
+    a.in = mine_is_out ? all : own;
+    a.out = (void *)(uintptr_t)(mine_is_out ? own : all);
+    return run(t, c, &a, dtype, 0);
 }
 
 int osmp_gather(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype, int root)
 {
-    CHECK_TEAM(h, t);
-    int rc;
-    size_t e = esize_of(dtype, count, (size_t)t->size);
-    if (!e || root < 0 || root >= t->size) return OSMP_ERR_INVALID_ARG;
-    int in_place = sendbuf == OSMP_IN_PLACE;
-    if (recvbuf == OSMP_IN_PLACE ||
-        (count && ((t->rank == root && !recvbuf) || !sendbuf || (in_place && t->rank != root))))
-        return OSMP_ERR_INVALID_ARG;
-    if ((rc = check_args(t, C_GATHER, count, dtype, 0, root))) return rc;
-    if (!count) return OSMP_OK;
-    size_t bytes = count * e;
-    const void *in = in_place ? (const char *)recvbuf + (size_t)root * bytes : sendbuf;
-    return osmp__gather(t, in, recvbuf, bytes, root);
-}
-
-int osmp_allgather(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype)
-{
-    CHECK_TEAM(h, t);
-    int rc;
-    size_t e = esize_of(dtype, count, (size_t)t->size);
-    if (!e || (count && (!sendbuf || !recvbuf)) || recvbuf == OSMP_IN_PLACE) return OSMP_ERR_INVALID_ARG;
-    if ((rc = check_args(t, C_ALLGATHER, count, dtype, 0, 0))) return rc;
-    if (!count) return OSMP_OK;
-    size_t bytes = count * e;
-    const void *in = sendbuf == OSMP_IN_PLACE ? (const char *)recvbuf + (size_t)t->rank * bytes : sendbuf;
-    /* 1. gather to rank 0; 2. broadcast the whole vector from it. */
-    rc = osmp__gather(t, in, recvbuf, bytes, 0);
-    return rc ? rc : osmp__tree_bcast(t, recvbuf, bytes * (size_t)t->size, 1, 0);
+    return rooted(h, OSMP_COLL_GATHER, recvbuf, sendbuf, count, dtype, root, 0);
 }
 
 int osmp_scatter(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype, int root)
 {
-    CHECK_TEAM(h, t);
-    int rc;
-    size_t e = esize_of(dtype, count, (size_t)t->size);
-    if (!e || root < 0 || root >= t->size) return OSMP_ERR_INVALID_ARG;
-    int in_place = recvbuf == OSMP_IN_PLACE;
-    if (sendbuf == OSMP_IN_PLACE ||
-        (count && ((t->rank == root && !sendbuf) || !recvbuf || (in_place && t->rank != root))))
-        return OSMP_ERR_INVALID_ARG;
-    if ((rc = check_args(t, C_SCATTER, count, dtype, 0, root))) return rc;
-    if (!count) return OSMP_OK;
-    size_t bytes = count * e;
-    void *out = in_place ? (char *)(uintptr_t)sendbuf + (size_t)root * bytes : recvbuf;
-    return osmp__scatter(t, sendbuf, out, bytes, root);
+    return rooted(h, OSMP_COLL_SCATTER, sendbuf, recvbuf, count, dtype, root, 1);
 }
 
-/* One reduction per block, rooted at the block's owner: rank r ends with the
- * reduced block r, and no buffer beyond the caller's is needed. In place, the
- * result goes to the start of recvbuf, whose input block was consumed first. */
+/* Every rank contributes a block of size blocks (allgather: its own one, maybe
+ * in place; reduce_scatter_block and alltoall: the whole send vector). */
+static int everyone(osmp_team_t h, osmp_coll_t c, const void *sendbuf, void *recvbuf, size_t count,
+                    osmp_dtype_t dtype, osmp_op_t op)
+{
+    CHECK_TEAM(h, t);
+    struct osmp__args a = {.count = count, .out = recvbuf};
+    int reduces = osmp_coll_flags(c) & OSMP_COLL_REDUCES;
+    int rc = reduces ? osmp__reduce_fn_get(dtype, op, &a.fn) : OSMP_OK;
+    if (rc) return rc;
+    a.esize = esize_of(dtype, count, (size_t)t->coll.size);
+    if (!a.esize || (count && (!sendbuf || !recvbuf)) || recvbuf == OSMP_IN_PLACE) return OSMP_ERR_INVALID_ARG;
+    size_t block = count * a.esize;
+    void *copy = NULL;
+    if (sendbuf != OSMP_IN_PLACE) {
+        a.in = sendbuf;
+    } else if (c == OSMP_COLL_ALLGATHER) {
+        a.in = (const char *)recvbuf + (size_t)t->coll.rank * block;
+    } else if (c == OSMP_COLL_ALLTOALL && count) {
+        /* Blocks are read from every rank's send buffer while others write theirs. */
+        if (!(copy = malloc(block * (size_t)t->coll.size))) return OSMP_ERR_NO_MEMORY;
+        a.in = memcpy(copy, recvbuf, block * (size_t)t->coll.size);
+    } else {
+        a.in = recvbuf;
+    }
+    rc = run(t, c, &a, dtype, reduces ? op : 0);
+    free(copy);
+    return rc;
+}
+
+int osmp_allgather(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype)
+{
+    return everyone(h, OSMP_COLL_ALLGATHER, sendbuf, recvbuf, count, dtype, 0);
+}
+
 int osmp_reduce_scatter_block(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype,
                               osmp_op_t op)
 {
-    CHECK_TEAM(h, t);
-    osmp__reduce_fn fn;
-    int rc = osmp__reduce_fn_get(dtype, op, &fn);
-    if (rc) return rc;
-    size_t e = esize_of(dtype, count, (size_t)t->size);
-    if (!e || (count && (!sendbuf || !recvbuf)) || recvbuf == OSMP_IN_PLACE) return OSMP_ERR_INVALID_ARG;
-    if ((rc = check_args(t, C_RSB, count, dtype, op, 0))) return rc;
-    if (!count) return OSMP_OK;
-    size_t bytes = count * e;
-    const char *in = sendbuf == OSMP_IN_PLACE ? recvbuf : sendbuf;
-    for (int r = 0; r < t->size && !rc; r++) rc = osmp__tree_reduce(t, in + (size_t)r * bytes, recvbuf, count, e, fn, r, 0);
-    if (!rc && t->size == 1) osmp__reduce_alone(recvbuf, count, e, op, fn);
-    return rc;
+    return everyone(h, OSMP_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, count, dtype, op);
 }
 
 int osmp_alltoall(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype)
 {
-    CHECK_TEAM(h, t);
-    int rc;
-    size_t e = esize_of(dtype, count, (size_t)t->size);
-    if (!e || (count && (!sendbuf || !recvbuf)) || recvbuf == OSMP_IN_PLACE) return OSMP_ERR_INVALID_ARG;
-    if ((rc = check_args(t, C_ALLTOALL, count, dtype, 0, 0))) return rc;
-    if (!count) return OSMP_OK;
-    size_t bytes = count * e, all = bytes * (size_t)t->size;
-    void *copy = NULL;
-    if (sendbuf == OSMP_IN_PLACE) {
-        copy = malloc(all);
-        if (!copy) return OSMP_ERR_NO_MEMORY;
-        memcpy(copy, recvbuf, all);
-    }
-    rc = osmp__alltoall(t, copy ? copy : sendbuf, recvbuf, bytes);
-    free(copy);
-    return rc;
+    return everyone(h, OSMP_COLL_ALLTOALL, sendbuf, recvbuf, count, dtype, 0);
 }

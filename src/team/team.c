@@ -31,8 +31,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "coll/coll.h"
 #include "common/knobs.h"
+#include "common/machine.h"
 #include "common/util.h"
 #include "shm/shm.h"
 #include "team/rendezvous.h"
@@ -56,7 +56,6 @@ __attribute__((constructor)) static void init_self_pid(void)
 static pthread_once_t topo_once = PTHREAD_ONCE_INIT;
 static osmp_topo_t process_topo;
 static int process_topo_rc;
-static int process_topo_foreign; /* planning on another machine (OSMP_TOPOLOGY) */
 
 static void load_process_topo(void)
 {
@@ -65,10 +64,8 @@ static void load_process_topo(void)
         process_topo_rc = osmp_topo_load(OSMP_TOPO_THIS_MACHINE, NULL, 0, &process_topo);
     } else if (strncmp(spec, "synthetic:", 10) == 0) {
         process_topo_rc = osmp_topo_load(OSMP_TOPO_SYNTHETIC, spec + 10, 0, &process_topo);
-        process_topo_foreign = 1;
     } else {
         process_topo_rc = osmp_topo_load(OSMP_TOPO_XML, spec, 0, &process_topo);
-        process_topo_foreign = 1;
     }
 }
 
@@ -79,7 +76,8 @@ static int get_topo(osmp_topo_t *t)
     return process_topo_rc;
 }
 
-/* The logical core this thread runs on now, or 0 if the OS will not say. */
+/* The logical core of `topo` this thread runs on now, or -1 if the OS will not
+ * say or the topology has no such PU. */
 static int current_core(osmp_topo_t topo)
 {
     int cpu = sched_getcpu();
@@ -87,35 +85,17 @@ static int current_core(osmp_topo_t topo)
         const struct osmp_domain *pu = osmp_topo_domain(topo, OSMP_DOMAIN_PU, i);
         if (pu->os_index == cpu) return pu->parent->logical_index;
     }
-    return 0;
+    return -1;
 }
 
 /* ---------------------------------------------------------------- knobs */
-
-static int parse_alg(enum osmp_knob k, int *radix)
-{
-    const char *v = osmp__knob_str(k);
-    char *end;
-    if (strcmp(v, "auto") == 0) {
-        *radix = -1;
-    } else if (strcmp(v, "direct") == 0) {
-        *radix = OSMP__ALG_DIRECT;
-    } else if (strcmp(v, "flat") == 0) {
-        *radix = 0;
-    } else if (strncmp(v, "kary:", 5) == 0 && (*radix = (int)strtol(v + 5, &end, 10)) >= 1 && *radix <= 64 &&
-               *end == '\0' && end != v + 5) {
-        /* radix set */
-    } else {
-        return OSMP_ERR_KNOB;
-    }
-    return OSMP_OK;
-}
 
 struct boot1 {
     int32_t status, core, pid, single_copy_mode; /* mode: 0 none, 1 auto, 2 required */
     int32_t check_args, pad;
     uint64_t probe_addr, chunk, depth, single_copy_min, step_start;
-    int32_t radix[OSMP__OP_COUNT];
+    /* OSMP_<OP>_ALG as an index into the collective's table (-1: auto) and a radix */
+    int16_t alg[OSMP_COLL_COUNT], radix[OSMP_COLL_COUNT];
     char seg_name[OSMP_SEG_NAME_MAX];
     char hierarchy[128];
 };
@@ -161,13 +141,15 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy)
         report_knob("OSMP_SINGLE_COPY must be auto, cma or none");
         return OSMP_ERR_KNOB;
     }
-    static const enum osmp_knob alg_knob[OSMP__OP_COUNT] = {OSMP_KNOB_BARRIER_ALG, OSMP_KNOB_BCAST_ALG,
-                                                            OSMP_KNOB_REDUCE_ALG, OSMP_KNOB_ALLREDUCE_ALG};
-    for (int op = 0; op < OSMP__OP_COUNT; op++)
-        if (parse_alg(alg_knob[op], &b->radix[op])) {
-            report_knob("OSMP_<OP>_ALG must be auto, flat, kary:K with K in 1..64, or direct");
+    for (int c = 0; c < OSMP_COLL_COUNT; c++) {
+        struct osmp__choice ch;
+        if (osmp__alg_parse((osmp_coll_t)c, osmp__knob_str(OSMP_KNOB_ALG(c)), &ch, err, sizeof(err))) {
+            report_knob(err);
             return OSMP_ERR_KNOB;
         }
+        b->alg[c] = (int16_t)(ch.alg ? ch.alg - osmp__algs_of((osmp_coll_t)c) : -1);
+        b->radix[c] = (int16_t)ch.radix;
+    }
     const char *h = hierarchy ? hierarchy : osmp__knob_str(OSMP_KNOB_HIERARCHY);
     if (strlen(h) >= sizeof(b->hierarchy)) {
         report_knob("hierarchy spec too long");
@@ -203,18 +185,11 @@ static struct osmp_team *dead_handles;
 static void free_team(osmp__team_t t)
 {
     if (!t) return;
-    for (int i = 0; i < t->narr; i++) {
-        for (int r = 0; t->arr[i].trees && r < t->size; r++)
-            if (t->arr[i].trees[r]) {
-                free(t->arr[i].trees[r]->children);
-                free(t->arr[i].trees[r]);
-            }
-        free(t->arr[i].trees);
-    }
+    osmp__trees_free(&t->coll);
     if (t->seg_private)
-        free(t->seg);
+        free(t->coll.mb.seg);
     else
-        osmp__seg_detach(t->seg, t->seg_size);
+        osmp__seg_detach(t->coll.mb.seg, t->seg_size);
     if (t->thread_rv_lock) {
         pthread_mutex_destroy(t->thread_rv_lock);
         free(t->thread_rv_lock);
@@ -224,7 +199,7 @@ static void free_team(osmp__team_t t)
         free(t->thread_rv->rv);
         free(t->thread_rv);
     }
-    for (int r = 0; t->watching && r < t->size; r++)
+    for (int r = 0; t->watching && r < t->coll.size; r++)
         if (!t->local[r]) osmp__live_unwatch(t->pids[r]);
     osmp_plan_destroy(t->plan);
     free(t->pids);
@@ -251,12 +226,46 @@ static int oob_status(int rc)
     return rc == OSMP_ERR_PEER_LOST || rc == OSMP_ERR_TIMEOUT ? rc : OSMP_ERR_BOOTSTRAP;
 }
 
+#define KNOWN_PARAMS (OSMP_TEAM_PARAM_CORE | OSMP_TEAM_PARAM_HIERARCHY | OSMP_TEAM_PARAM_TOPO)
+
+/* The core a participant sits on: given, or where the OS runs it; planning on
+ * another machine, rank % ncores (spread over that machine). */
+static int32_t core_of(const struct osmp_team_params *p, osmp_topo_t topo)
+{
+    if (p->mask & OSMP_TEAM_PARAM_CORE) return p->core;
+    if (!osmp_topo_is_this_machine(topo)) return p->rank % osmp_topo_ncores(topo);
+    int c = current_core(topo);
+    return c >= 0 ? c : 0;
+}
+
+/* The team's view for its algorithms, once the exchanges have agreed. */
+static int init_coll(osmp__team_t t, const struct boot1 *r0, osmp_topo_t topo)
+{
+    struct osmp__coll *c = &t->coll;
+    c->cores = t->cores;
+    c->topo = topo;
+    c->hierarchy = t->hierarchy;
+    c->plan = t->plan;
+    c->peers = t->peers;
+    c->step = r0->step_start;
+    c->single_copy_min = r0->single_copy_min;
+    struct osmp__choice forced[OSMP_COLL_COUNT];
+    for (int k = 0; k < OSMP_COLL_COUNT; k++) {
+        forced[k].alg = r0->alg[k] < 0 ? NULL : &osmp__algs_of((osmp_coll_t)k)[r0->alg[k]];
+        forced[k].radix = r0->radix[k];
+    }
+    osmp__select_init(c, forced);
+    return OSMP_OK;
+}
+
 int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
 {
-    if (!p || !out || p->size < 1 || p->rank < 0 || p->rank >= p->size || (p->size > 1 && !p->oob_allgather))
+    if (!p || !out || p->size < 1 || p->rank < 0 || p->rank >= p->size || (p->size > 1 && !p->oob_allgather) ||
+        (p->mask & ~(uint64_t)KNOWN_PARAMS) || ((p->mask & OSMP_TEAM_PARAM_TOPO) && !p->topo))
         return OSMP_ERR_INVALID_ARG;
-    osmp_topo_t topo;
-    int rc = get_topo(&topo);
+    osmp__check_cache_line();
+    osmp_topo_t topo = p->topo;
+    int rc = p->mask & OSMP_TEAM_PARAM_TOPO ? OSMP_OK : get_topo(&topo);
     if (rc) return rc;
     struct osmp__team *t = calloc(1, sizeof(*t));
     struct osmp_team *h = calloc(1, sizeof(*h));
@@ -279,17 +288,16 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     mine.status = rc;
     mine.pid = (int32_t)getpid();
     mine.probe_addr = (uint64_t)(uintptr_t)&probe_word;
-    mine.core = p->core >= 0 ? p->core : process_topo_foreign ? p->rank % osmp_topo_ncores(topo) : current_core(topo);
-    if (mine.core >= osmp_topo_ncores(topo) && !mine.status) mine.status = OSMP_ERR_RANGE;
+    mine.core = core_of(p, topo);
+    if ((mine.core < 0 || mine.core >= osmp_topo_ncores(topo)) && !mine.status) mine.status = OSMP_ERR_RANGE;
     void *seg = NULL;
-    size_t region_size = 0, seg_size = 0;
+    size_t seg_size = 0;
     if (p->rank == 0 && !mine.status) { /* 1 */
-        mine.status = read_shared_knobs(&mine, p->hierarchy);
+        mine.status = read_shared_knobs(&mine, p->mask & OSMP_TEAM_PARAM_HIERARCHY ? p->hierarchy : NULL);
         if (!mine.status) {
-            region_size = (sizeof(struct osmp__region) + 2 * mine.depth * mine.chunk + 4095) & ~(size_t)4095;
-            seg_size = region_size * (size_t)p->size;
+            seg_size = osmp__mb_region_bytes(mine.chunk, (int)mine.depth) * (size_t)p->size;
             if (p->size == 1) {
-                seg = aligned_alloc(4096, seg_size);
+                seg = aligned_alloc(osmp__page_size(), seg_size);
                 mine.status = seg ? OSMP_OK : OSMP_ERR_NO_MEMORY;
             } else {
                 mine.status = osmp__seg_create(seg_size, mine.seg_name, &seg);
@@ -313,52 +321,47 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     }
 
     const struct boot1 *r0 = &all1[0];
-    t->rank = p->rank;
-    t->size = p->size;
-    t->topo = topo;
-    t->chunk = r0->chunk;
-    t->depth = (int)r0->depth;
-    t->single_copy_min = r0->single_copy_min;
+    struct osmp__mbox *mb = &t->coll.mb;
+    t->coll.rank = mb->rank = p->rank;
+    t->coll.size = mb->size = p->size;
+    mb->chunk = r0->chunk;
+    mb->depth = (int)r0->depth;
+    mb->region_size = osmp__mb_region_bytes(mb->chunk, mb->depth);
+    mb->pids = t->pids;
+    mb->local = t->local;
     t->check_args = r0->check_args;
-    t->step = r0->step_start;
-    memcpy(t->radix_of, r0->radix, sizeof(t->radix_of));
     snprintf(t->hierarchy, sizeof(t->hierarchy), "%s", r0->hierarchy);
-    t->region_size = (sizeof(struct osmp__region) + 2 * r0->depth * r0->chunk + 4095) & ~(size_t)4095;
-    t->seg_size = t->region_size * (size_t)t->size;
-    for (int r = 0, k = 0; r < t->size; r++)
-        if (r != t->rank) t->peers[k++] = r;
-    for (int r = 0; r < t->size; r++) {
+    t->seg_size = mb->region_size * (size_t)p->size;
+    for (int r = 0, k = 0; r < p->size; r++)
+        if (r != p->rank) t->peers[k++] = r;
+    for (int r = 0; r < p->size; r++) {
         t->pids[r] = all1[r].pid;
         t->local[r] = all1[r].pid == mine.pid;
         t->cores[r] = all1[r].core;
     }
     char err[128];
-    t->wait.spin = osmp__knob_long(OSMP_KNOB_SPIN, 0, 1L << 30, err, sizeof(err));
-    t->wait.yields = osmp__knob_long(OSMP_KNOB_YIELDS, 0, 1L << 30, err, sizeof(err));
-    if (t->wait.spin < 0) t->wait.spin = 4000;
-    if (t->wait.yields < 0) t->wait.yields = 50;
+    mb->wait.spin = osmp__knob_long(OSMP_KNOB_SPIN, 0, 1L << 30, err, sizeof(err));
+    mb->wait.yields = osmp__knob_long(OSMP_KNOB_YIELDS, 0, 1L << 30, err, sizeof(err));
+    if (mb->wait.spin < 0) mb->wait.spin = 4000;
+    if (mb->wait.yields < 0) mb->wait.yields = 50;
     cpu_set_t allowed;
     /* More participants than cores: a spinning waiter only delays the peer it waits for. */
-    if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && t->size > CPU_COUNT(&allowed) && t->wait.spin > 50)
-        t->wait.spin = 50;
+    if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && p->size > CPU_COUNT(&allowed) && mb->wait.spin > 50)
+        mb->wait.spin = 50;
 
     struct boot2 mine2 = {OSMP_OK, 1};
     if (p->rank == 0) {
-        t->seg = seg;
+        mb->seg = seg;
         t->seg_private = p->size == 1;
     } else {
-        mine2.status = osmp__seg_attach(r0->seg_name, t->seg_size, &t->seg); /* 3 */
+        mine2.status = osmp__seg_attach(r0->seg_name, t->seg_size, &mb->seg); /* 3 */
     }
-    if (!mine2.status) {
-        struct osmp__region *my = osmp__region(t, t->rank);
-        memset(my, 0, t->region_size); /* first touch */
-        my->chan[OSMP__UP].seq = my->chan[OSMP__DOWN].seq = t->step;
-    }
+    if (!mine2.status) osmp__mb_init_mine(mb, r0->step_start);
     /* Watch the peers from now on: a participant that dies from here is noticed by the others' waits. */
-    for (int r = 0; r < t->size; r++)
+    for (int r = 0; r < p->size; r++)
         if (!t->local[r]) osmp__live_watch(t->pids[r]);
     t->watching = 1;
-    int next = (t->rank + 1) % t->size;
+    int next = (p->rank + 1) % p->size;
     if (!t->local[next]) {
         uint64_t v = 0;
         mine2.can_read_next = osmp__copy_from(t->pids[next], 0, &v, (const void *)(uintptr_t)all1[next].probe_addr,
@@ -374,9 +377,10 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     rc = orc ? oob_status(orc) : worst(&all2[0].status, p->size, sizeof(*all2));
     int readable = 1;
     for (int r = 0; r < p->size; r++) readable &= all2[r].can_read_next;
-    t->single_copy = r0->single_copy_mode && readable;
+    t->coll.single_copy = r0->single_copy_mode && readable;
     if (!rc && r0->single_copy_mode == 2 && !readable) rc = OSMP_ERR_UNSUPPORTED;
-    if (!rc) rc = osmp_plan_create(topo, t->cores, t->size, t->hierarchy, 0, &t->plan);
+    if (!rc) rc = osmp_plan_create(topo, t->cores, p->size, t->hierarchy, 0, &t->plan);
+    if (!rc) rc = init_coll(t, r0, topo);
     if (rc) goto fail;
     free(all1);
     free(all2);
@@ -401,7 +405,8 @@ int osmp_team_destroy(osmp_team_t h)
     if (rc) return rc;
     /* Nobody may still read my region when it goes away; a failed team cannot
      * agree on that any more, and nobody will read it again either. */
-    rc = t->failed ? t->failed : osmp__tree_barrier(t);
+    struct osmp__args none = {.esize = 1};
+    rc = t->coll.mb.failed ? t->coll.mb.failed : osmp__run(&t->coll, OSMP_COLL_BARRIER, &none);
     free_team(t);
     pthread_mutex_lock(&dead_lock);
     h->magic = OSMP__TEAM_DEAD;
@@ -416,14 +421,14 @@ int osmp_team_rank(osmp_team_t h)
 {
     osmp__team_t t;
     int rc = osmp__team_of_handle(h, &t);
-    return rc ? rc : t->rank;
+    return rc ? rc : t->coll.rank;
 }
 
 int osmp_team_size(osmp_team_t h)
 {
     osmp__team_t t;
     int rc = osmp__team_of_handle(h, &t);
-    return rc ? rc : t->size;
+    return rc ? rc : t->coll.size;
 }
 
 const struct osmp_plan *osmp_team_plan(osmp_team_t h)
@@ -459,7 +464,7 @@ static int thread_oob_allgather(void *ctx, const void *send, void *recv, size_t 
     struct thread_oob *o = ctx;
     struct osmp__thread_rv *trv = o->trv;
     struct osmp__rv *rv = trv->rv;
-    int T = trv->nthreads, P = o->parent->impl->size, rc;
+    int T = trv->nthreads, P = o->parent->impl->coll.size, rc;
     if (len > THREAD_RV_MAXLEN) return -1;
     memcpy(rv->data + (size_t)o->index * len, send, len); /* packed: T records of len */
     if ((rc = osmp__rv_barrier(rv, &trv->wait, o->deadline))) goto out;
@@ -485,9 +490,9 @@ int osmp_team_create_threads(osmp_team_t parent_h, int nthreads, int index, osmp
         struct osmp__thread_rv *trv = calloc(1, sizeof(*trv));
         if (trv) {
             trv->nthreads = nthreads;
-            trv->wait = parent->wait;
-            if (parent->size * nthreads > (int)sysconf(_SC_NPROCESSORS_ONLN)) trv->wait.spin = 50;
-            trv->all = malloc((size_t)parent->size * (size_t)nthreads * THREAD_RV_MAXLEN);
+            trv->wait = parent->coll.mb.wait;
+            if (parent->coll.size * nthreads > (int)sysconf(_SC_NPROCESSORS_ONLN)) trv->wait.spin = 50;
+            trv->all = malloc((size_t)parent->coll.size * (size_t)nthreads * THREAD_RV_MAXLEN);
             trv->rv = malloc(osmp__rv_bytes(nthreads, THREAD_RV_MAXLEN));
             if (!trv->all || !trv->rv) {
                 free(trv->all);
@@ -506,14 +511,17 @@ int osmp_team_create_threads(osmp_team_t parent_h, int nthreads, int index, osmp
     if (trv->nthreads != nthreads) return OSMP_ERR_INVALID_ARG;
     if (osmp__load32(&trv->failed)) return OSMP_ERR_TIMEOUT;
     struct thread_oob oob = {parent_h, trv, index, join_deadline()};
-    osmp_topo_t topo;
-    get_topo(&topo);
+    /* The parent's machine and hierarchy; on another machine the threads share
+     * their process's planning core. */
+    osmp_topo_t topo = parent->coll.topo;
     struct osmp_team_params p = {
-        .rank = parent->rank * nthreads + index,
-        .size = parent->size * nthreads,
-        /* On a foreign machine the threads share their process's planning core. */
-        .core = process_topo_foreign ? parent->cores[parent->rank] : -1,
+        .mask = OSMP_TEAM_PARAM_TOPO | OSMP_TEAM_PARAM_HIERARCHY |
+                (osmp_topo_is_this_machine(topo) ? 0 : OSMP_TEAM_PARAM_CORE),
+        .rank = parent->coll.rank * nthreads + index,
+        .size = parent->coll.size * nthreads,
+        .core = parent->cores[parent->coll.rank],
         .hierarchy = parent->hierarchy,
+        .topo = topo,
         .oob_allgather = thread_oob_allgather,
         .oob_ctx = &oob,
     };
@@ -527,6 +535,9 @@ int osmp_team_create_threads(osmp_team_t parent_h, int nthreads, int index, osmp
 
 /* ---------------------------------------------------------------- init */
 
+/* osmp_init's team and osmp-run's rendezvous, under init_lock: init and
+ * finalize may be called from any thread. */
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static osmp_team_t world;
 static struct osmp__rv *run_rv;
 static size_t run_rv_bytes;
@@ -551,21 +562,20 @@ static int env_int(const char *name, int *v)
     return 0;
 }
 
-int osmp_init(osmp_team_t *out)
+static int init_locked(osmp_team_t *out)
 {
-    if (!out) return OSMP_ERR_INVALID_ARG;
     if (world) {
         *out = world;
         return OSMP_OK;
     }
-    struct osmp_team_params p = {.rank = 0, .size = 1, .core = -1};
+    struct osmp_team_params p = {.rank = 0, .size = 1};
     int fd;
     if (getenv("OSMP_RUN_FD")) { /* started by osmp-run */
         struct stat st;
         if (env_int("OSMP_RUN_FD", &fd) || env_int("OSMP_RUN_RANK", &p.rank) || env_int("OSMP_RUN_SIZE", &p.size) ||
             fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(struct osmp__rv))
             return OSMP_ERR_BOOTSTRAP;
-        if (env_int("OSMP_RUN_CORE", &p.core)) p.core = -1;
+        if (!env_int("OSMP_RUN_CORE", &p.core)) p.mask |= OSMP_TEAM_PARAM_CORE;
         run_rv_bytes = (size_t)st.st_size;
         run_rv = mmap(NULL, run_rv_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         close(fd);
@@ -588,12 +598,23 @@ int osmp_init(osmp_team_t *out)
     return OSMP_OK;
 }
 
+int osmp_init(osmp_team_t *out)
+{
+    if (!out) return OSMP_ERR_INVALID_ARG;
+    pthread_mutex_lock(&init_lock);
+    int rc = init_locked(out);
+    pthread_mutex_unlock(&init_lock);
+    return rc;
+}
+
 int osmp_finalize(void)
 {
     int rc = OSMP_OK;
+    pthread_mutex_lock(&init_lock);
     if (world) rc = osmp_team_destroy(world);
     world = NULL;
     if (run_rv) munmap(run_rv, run_rv_bytes);
     run_rv = NULL;
+    pthread_mutex_unlock(&init_lock);
     return rc;
 }

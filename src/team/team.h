@@ -7,6 +7,28 @@
 
 #include "coll/coll.h"
 
+struct osmp__thread_rv; /* in-process rendezvous of osmp_team_create_threads */
+
+/* A team as one participant holds it: what its algorithms run on (coll), and
+ * what the team owns for them. The public handle (struct osmp_team) points here. */
+struct osmp__team {
+    struct osmp__coll coll; /* rank, size, mailboxes, algorithm state */
+    int check_args;         /* OSMP_CHECK_ARGS: exchange a checksum of the arguments first */
+    pid_t *pids;
+    int watching;         /* the other processes' pids are watched (liveness.c) */
+    unsigned char *local; /* local[r]: rank r lives in this process */
+    int *cores;
+    int *peers;
+    char hierarchy[128];
+    struct osmp_plan *plan; /* root 0 */
+    size_t seg_size;
+    int seg_private; /* a team of one keeps its region in private memory */
+
+    struct osmp__thread_rv *thread_rv; /* created on the first osmp_team_create_threads */
+    void *thread_rv_lock;              /* pthread_mutex_t, creation path only */
+};
+typedef struct osmp__team *osmp__team_t;
+
 #define OSMP__TEAM_LIVE 0x6f736d702d6c6976ULL /* "osmp-liv" */
 #define OSMP__TEAM_DEAD 0x6f736d702d646561ULL /* "osmp-dea" */
 
@@ -42,7 +64,7 @@ static inline int osmp__team_of_handle(osmp_team_t h, osmp__team_t *t)
 static inline int osmp__team_of(osmp_team_t h, osmp__team_t *t)
 {
     int rc = osmp__team_of_handle(h, t);
-    return rc ? rc : (*t)->failed;
+    return rc ? rc : (*t)->coll.mb.failed;
 }
 
 #endif

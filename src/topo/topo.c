@@ -258,6 +258,11 @@ static int index_tables(struct osmp_topo *t)
     return load_numa_distances(t);
 }
 
+int osmp_topo_is_this_machine(osmp_topo_t topo)
+{
+    return topo && hwloc_topology_is_thissystem(topo->hw);
+}
+
 int osmp_topo_load(osmp_topo_source_t source, const char *what, unsigned flags, osmp_topo_t *out)
 {
     last_error[0] = '\0';

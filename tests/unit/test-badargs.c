@@ -134,7 +134,7 @@ static void expect_call_at(osmp_team_t team, struct call k, int want, int isolat
         pid_t pid = fork();
         if (pid == 0) {
             osmp_team_t t = team;
-            struct osmp_team_params p = {.rank = 0, .size = 1, .core = -1};
+            struct osmp_team_params p = {.rank = 0, .size = 1};
             if (live1 && osmp_team_create(&p, &t) != OSMP_OK) _exit(EXIT_SETUP);
             int rc = run_call(t, &k, S, R);
             if (!canary_ok(S, 1) || !canary_ok(R, 2) || osmp_in_place_marker != 0) _exit(EXIT_CANARY);
@@ -370,7 +370,7 @@ static void test_team_still_works(void)
 
 static void test_destroyed_team(void)
 {
-    struct osmp_team_params p = {.rank = 0, .size = 1, .core = -1};
+    struct osmp_team_params p = {.rank = 0, .size = 1};
     osmp_team_t t = NULL;
     REQUIRE_OK(osmp_team_create(&p, &t));
     CHECK_INT(osmp_barrier(t), OSMP_OK);
@@ -437,7 +437,7 @@ static void test_forked_child_not_member(void)
         CHECK_INT(osmp_team_destroy(world), OSMP_ERR_NOT_MEMBER);
         CHECK_INT(osmp_barrier(world), OSMP_ERR_NOT_MEMBER); /* the failed destroy left it alone */
         /* the child can make a team of its own */
-        struct osmp_team_params p = {.rank = 0, .size = 1, .core = -1};
+        struct osmp_team_params p = {.rank = 0, .size = 1};
         osmp_team_t own = NULL;
         CHECK_INT(osmp_team_create(&p, &own), OSMP_OK);
         if (own) {
@@ -617,7 +617,7 @@ static void expect_pair_at(struct call k, int want, int line)
     pid_t pid = fork();
     if (pid == 0) {
         alarm(20);
-        struct osmp_team_params p = {.rank = 0, .size = 1, .core = -1};
+        struct osmp_team_params p = {.rank = 0, .size = 1};
         struct pair_arg a[2] = {{.k = k, .want = want, .index = 0}, {.k = k, .want = want, .index = 1}};
         if (osmp_team_create(&p, &a[0].parent) != OSMP_OK) _exit(EXIT_SETUP);
         a[1].parent = a[0].parent;
@@ -661,7 +661,7 @@ static void test_team_create_params(void)
 {
     const osmp_team_t sentinel = (osmp_team_t)(uintptr_t)0x5a5a;
     osmp_team_t out = sentinel;
-    struct osmp_team_params ok = {.rank = 0, .size = 1, .core = -1};
+    struct osmp_team_params ok = {.rank = 0, .size = 1};
     CHECK_INT(osmp_team_create(NULL, &out), OSMP_ERR_INVALID_ARG);
     CHECK_INT(osmp_team_create(&ok, NULL), OSMP_ERR_INVALID_ARG);
     struct {
@@ -673,21 +673,57 @@ static void test_team_create_params(void)
         p.oob_allgather = NULL;
         CHECK_INT(osmp_team_create(&p, &out), OSMP_ERR_INVALID_ARG);
     }
-    struct osmp_team_params two = {.rank = 0, .size = 2, .core = -1}; /* no out-of-band exchange */
+    struct osmp_team_params two = {.rank = 0, .size = 2}; /* no out-of-band exchange */
     CHECK_INT(osmp_team_create(&two, &out), OSMP_ERR_INVALID_ARG);
     two.rank = 1;
     CHECK_INT(osmp_team_create(&two, &out), OSMP_ERR_INVALID_ARG);
     CHECK(out == sentinel);
     /* undocumented statuses: a failure, nothing written, nothing left in /dev/shm */
     struct osmp_team_params far = ok;
+    far.mask |= OSMP_TEAM_PARAM_CORE;
     far.core = 1 << 20;
     int rc = osmp_team_create(&far, &out);
     CHECK(rc < 0);
     struct osmp_team_params spec = ok;
+    spec.mask |= OSMP_TEAM_PARAM_HIERARCHY;
     spec.hierarchy = "l3,bogus";
     rc = osmp_team_create(&spec, &out);
     CHECK(rc < 0);
     CHECK(out == sentinel);
+    /* parameters of a newer header (unknown mask bits) and a topology bit without a topology */
+    struct osmp_team_params newer = ok;
+    newer.mask = 1u << 20;
+    CHECK_INT(osmp_team_create(&newer, &out), OSMP_ERR_INVALID_ARG);
+    struct osmp_team_params notopo = ok;
+    notopo.mask = OSMP_TEAM_PARAM_TOPO;
+    CHECK_INT(osmp_team_create(&notopo, &out), OSMP_ERR_INVALID_ARG);
+    struct osmp_team_params negcore = ok;
+    negcore.mask = OSMP_TEAM_PARAM_CORE;
+    negcore.core = -1;
+    CHECK_INT(osmp_team_create(&negcore, &out), OSMP_ERR_RANGE);
+    CHECK(out == sentinel);
+    /* a caller's topology: its cores, not this machine's, bound the core */
+    osmp_topo_t eight;
+    CHECK_INT(osmp_topo_load(OSMP_TOPO_SYNTHETIC, "pack:2 core:4 pu:1", 0, &eight), OSMP_OK);
+    CHECK_INT(osmp_topo_is_this_machine(eight), 0);
+    struct osmp_team_params own = ok;
+    own.mask = OSMP_TEAM_PARAM_TOPO | OSMP_TEAM_PARAM_CORE;
+    own.topo = eight;
+    own.core = 8;
+    CHECK_INT(osmp_team_create(&own, &out), OSMP_ERR_RANGE);
+    own.core = 7;
+    osmp_team_t mine;
+    CHECK_INT(osmp_team_create(&own, &mine), OSMP_OK);
+    CHECK_INT(osmp_barrier(mine), OSMP_OK);
+    CHECK_INT(osmp_team_destroy(mine), OSMP_OK);
+    osmp_topo_destroy(eight);
+    /* the version of the library is the header's */
+    int major = -1, minor = -1, patch = -1;
+    CHECK_INT(osmp_version(&major, &minor, &patch), OSMP_VERSION);
+    CHECK_INT(major, OSMP_VERSION_MAJOR);
+    CHECK_INT(minor, OSMP_VERSION_MINOR);
+    CHECK_INT(patch, OSMP_VERSION_PATCH);
+    CHECK_INT(osmp_version(NULL, NULL, NULL), OSMP_VERSION);
 
     /* osmp_team_create_threads */
     CHECK_INT(osmp_team_create_threads(NULL, 1, 0, &out), OSMP_ERR_INVALID_ARG);

@@ -1,0 +1,16 @@
+/* Direct barrier: no leader; cheap while the team is small (n^2 line reads). */
+#include "coll/coll.h"
+
+int osmp__barrier_direct(osmp__coll_t t, const struct osmp__args *a);
+
+/* Direct barrier protocol: 1. publish up s; 2. wait for every other rank's up s. */
+int osmp__barrier_direct(osmp__coll_t t, const struct osmp__args *a)
+{
+    (void)a;
+    struct osmp__mbox *m = &t->mb;
+    uint64_t s = osmp__phase(t) + 1;
+    osmp__mb_publish(m, OSMP__UP, s); /* 1 */
+    for (int r = 0; r < t->size; r++) /* 2 */
+        if (r != t->rank && osmp__mb_wait(m, r, OSMP__UP, s)) return m->failed;
+    return OSMP_OK;
+}

@@ -1,0 +1,23 @@
+/* The steps of a pipelined pass over a base-case tree (tree.c), for the tree
+ * algorithms of broadcast, reduce and allreduce. */
+#ifndef OSMP_COLL_TREE_H
+#define OSMP_COLL_TREE_H
+
+#include "coll/coll.h"
+
+struct osmp__pass {
+    osmp__coll_t t;
+    const struct osmp__tree *tree;
+    uint64_t base;                           /* the phase */
+    size_t esize, count, per_chunk, nchunks; /* elements */
+    int inline_slot;                         /* the message fits the mailbox line */
+};
+
+/* The tree of a->radix rooted at a->root, the chunking, and a new phase. */
+int osmp__pass_init(struct osmp__pass *p, osmp__coll_t t, const struct osmp__args *a);
+/* Chunk c towards the root, combined with fn on the way (out: the root's result). */
+int osmp__pass_up(const struct osmp__pass *p, size_t c, const char *in, char *out, osmp__reduce_fn fn);
+/* Chunk c away from the root, into buf on every rank. */
+int osmp__pass_down(const struct osmp__pass *p, size_t c, char *buf);
+
+#endif

@@ -1,0 +1,77 @@
+/* The team's data path: waiting on, publishing and claiming mailboxes (mailbox.h). */
+#include "shm/mailbox.h"
+
+#include <string.h>
+
+#include "common/machine.h"
+#include "osmp.h"
+#include "shm/shm.h"
+
+size_t osmp__mb_region_bytes(size_t chunk, int depth)
+{
+    size_t page = osmp__page_size();
+    return (sizeof(struct osmp__region) + 2 * (size_t)depth * chunk + page - 1) / page * page;
+}
+
+void osmp__mb_init_mine(struct osmp__mbox *m, uint64_t step)
+{
+    struct osmp__region *my = osmp__mb_region(m, m->rank);
+    memset(my, 0, m->region_size);
+    my->chan[OSMP__UP].seq = my->chan[OSMP__DOWN].seq = step;
+}
+
+/* Asked while sleeping on `rank`: has anyone given up on the team, or has
+ * `rank` died? A dead peer is noticed within a few milliseconds; its loss is
+ * then written into the team's shared line, so that everyone else (also those
+ * waiting on live peers that will never publish again) gives up within one
+ * more millisecond. */
+struct peer_wait {
+    struct osmp__mbox *m;
+    int rank;
+    unsigned naps;
+};
+
+static int peer_check(void *ctx)
+{
+    struct peer_wait *w = ctx;
+    osmp_atomic32_t *lost = &osmp__mb_region(w->m, 0)->shared.lost;
+    if (osmp__load32(lost)) return OSMP_ERR_PEER_LOST;
+    /* Threads of this process die with it; other processes are polled every 4 naps. */
+    if (w->m->local[w->rank] || ++w->naps % 4 || osmp__live_alive(w->m->pids[w->rank])) return OSMP_OK;
+    osmp__cas32(lost, 0, (uint32_t)w->rank + 1);
+    return OSMP_ERR_PEER_LOST;
+}
+
+int osmp__mb_wait(struct osmp__mbox *m, int rank, int dir, uint64_t step)
+{
+    struct osmp__region *r = osmp__mb_region(m, rank);
+    struct peer_wait w = {m, rank, 0};
+    int rc = osmp__wait_reached(&r->chan[dir].seq, &r->wake[dir].waiters, step, &m->wait, peer_check, &w);
+    if (rc) m->failed = rc;
+    return rc;
+}
+
+void osmp__mb_publish(struct osmp__mbox *m, int dir, uint64_t step)
+{
+    struct osmp__region *r = osmp__mb_region(m, m->rank);
+    osmp__publish(&r->chan[dir].seq, &r->wake[dir].waiters, step);
+}
+
+char *osmp__mb_claim(struct osmp__mbox *m, int dir, int slot, const int *consumers, int n, int signal_dir,
+                     uint64_t signal_step)
+{
+    struct osmp__slot_rec *rec = &m->rec[dir][slot == OSMP__SLOT_INLINE ? m->depth : slot];
+    for (int i = 0; rec->written && i < rec->nconsumers; i++)
+        if (osmp__mb_wait(m, rec->consumers[i], rec->dir, rec->seq)) return NULL;
+    rec->written = 1;
+    rec->seq = signal_step;
+    rec->dir = signal_dir;
+    rec->nconsumers = n;
+    if (n == 1) {
+        rec->one = consumers[0];
+        rec->consumers = &rec->one;
+    } else {
+        rec->consumers = consumers;
+    }
+    return osmp__mb_slot(m, m->rank, dir, slot);
+}

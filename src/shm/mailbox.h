@@ -1,0 +1,132 @@
+/*
+ * The team's data path (shm layer, internal).
+ *
+ * Every participant owns a region of the team segment, first touched by it:
+ *   - two mailboxes, UP (towards a root) and DOWN (away from it), each one cache
+ *     line that only its owner writes: a step counter, the address of a buffer
+ *     exposed for single copy, and up to OSMP_INLINE_MAX bytes of inline data, so
+ *     a small message moves one line per hop;
+ *   - one wake line per mailbox, where readers that went to sleep on it count
+ *     themselves (the futex protocol of wait.c): written by readers only, and only
+ *     when they sleep, so the mailbox line keeps a single writer;
+ *   - rank 0's region only: the team's "lost" line (everyone may write it, once,
+ *     when a participant is lost);
+ *   - then, per direction, a ring of `depth` slots of `chunk` bytes.
+ *
+ * Steps and slots. A collective asks the team for a phase (coll.h: a window of
+ * steps of fixed width, whatever the counts), numbers its own steps inside it,
+ * and names slots explicitly; neither depends on a count another participant
+ * may not know (gatherv, alltoallv). A participant publishes "step s done" on a
+ * mailbox only after its data for s is in place and its inputs for s are
+ * consumed. A slot is written again only after the consumers of its previous
+ * content have published the step they were told to (osmp__mb_claim).
+ */
+#ifndef OSMP_MAILBOX_H
+#define OSMP_MAILBOX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/atomic.h"
+#include "shm/wait.h"
+
+/* Inline data: what is left of the line after the counter and the address. */
+#define OSMP_INLINE_MAX (OSMP_CACHE_LINE - 16)
+
+struct osmp__chan {
+    osmp_atomic64_t seq; /* last step published in this direction */
+    uint64_t addr;       /* buffer exposed for single copy in the published step */
+    char inline_data[OSMP_INLINE_MAX];
+} __attribute__((aligned(OSMP_CACHE_LINE)));
+_Static_assert(sizeof(struct osmp__chan) == OSMP_CACHE_LINE, "one line per mailbox");
+
+struct osmp__wake {
+    osmp_atomic32_t waiters; /* readers asleep on the mailbox's seq */
+} __attribute__((aligned(OSMP_CACHE_LINE)));
+
+/* Team-wide state, in rank 0's region (every participant maps the whole segment). */
+struct osmp__shared {
+    osmp_atomic32_t lost; /* 0, or 1 + the rank whose loss someone noticed first */
+} __attribute__((aligned(OSMP_CACHE_LINE)));
+
+struct osmp__region {
+    struct osmp__chan chan[2];
+    struct osmp__wake wake[2];
+    struct osmp__shared shared; /* used in rank 0's region only */
+};
+
+enum { OSMP__UP = 0, OSMP__DOWN = 1 };
+
+#define OSMP__MAX_DEPTH 64
+#define OSMP__SLOT_INLINE (-1) /* the mailbox line's inline area instead of a ring slot */
+
+/* Who must have consumed a slot before its owner writes it again. */
+struct osmp__slot_rec {
+    int written;  /* the slot has content whose consumers must be waited for */
+    uint64_t seq; /* step the consumers publish when done with the last write */
+    const int *consumers;
+    int nconsumers;
+    int one; /* storage when there is a single consumer */
+    int dir; /* the consumers signal on their own counter of this direction */
+};
+
+/* One participant's view of the team's mailboxes. */
+struct osmp__mbox {
+    int rank, size;
+    void *seg;
+    size_t region_size;
+    size_t chunk; /* bytes per ring slot */
+    int depth;    /* slots per direction */
+    struct osmp__wait_policy wait;
+    const pid_t *pids;          /* for liveness checks while waiting */
+    const unsigned char *local; /* local[r]: rank r lives in this process */
+    int failed;                 /* OSMP_ERR_PEER_LOST once any wait gave up: the steps no longer agree */
+    struct osmp__slot_rec rec[2][OSMP__MAX_DEPTH + 1]; /* [dir][slot], last = inline */
+};
+
+/* Bytes of one region for these ring dimensions, rounded up to whole pages. */
+size_t osmp__mb_region_bytes(size_t chunk, int depth);
+
+static inline struct osmp__region *osmp__mb_region(const struct osmp__mbox *m, int rank)
+{
+    return (struct osmp__region *)((char *)m->seg + (size_t)rank * m->region_size);
+}
+
+static inline struct osmp__chan *osmp__mb_chan(const struct osmp__mbox *m, int rank, int dir)
+{
+    return &osmp__mb_region(m, rank)->chan[dir];
+}
+
+/* Data of `rank`'s mailbox dir in slot (a ring index, or OSMP__SLOT_INLINE). */
+static inline char *osmp__mb_slot(const struct osmp__mbox *m, int rank, int dir, int slot)
+{
+    if (slot == OSMP__SLOT_INLINE) return osmp__mb_chan(m, rank, dir)->inline_data;
+    return (char *)osmp__mb_region(m, rank) + sizeof(struct osmp__region) +
+           ((size_t)dir * (size_t)m->depth + (size_t)slot) * m->chunk;
+}
+
+/* The ring slot of the k-th chunk a participant writes in one phase. */
+static inline int osmp__mb_ring(const struct osmp__mbox *m, uint64_t k)
+{
+    return (int)(k % (uint64_t)m->depth);
+}
+
+/* Zero my region (first touch: its pages land on my NUMA node) and start my
+ * counters at `step`. */
+void osmp__mb_init_mine(struct osmp__mbox *m, uint64_t step);
+
+/* Wait until `rank` has published `step` in direction dir. OSMP_ERR_PEER_LOST
+ * if it died (or another participant gave up on the team) first; m->failed is
+ * then set. */
+int osmp__mb_wait(struct osmp__mbox *m, int rank, int dir, uint64_t step);
+void osmp__mb_publish(struct osmp__mbox *m, int dir, uint64_t step);
+
+/* Claim my slot (ring index or OSMP__SLOT_INLINE) of direction dir, waiting
+ * until the consumers of its previous content are done. The new content's
+ * consumers will say they are done by publishing signal_step on their own
+ * counter of direction signal_dir. NULL when a consumer was lost. */
+char *osmp__mb_claim(struct osmp__mbox *m, int dir, int slot, const int *consumers, int n, int signal_dir,
+                     uint64_t signal_step);
+
+#endif
