@@ -21,9 +21,7 @@
 #include "common/atomic.h"
 #include "osmp.h"
 
-enum op { BARRIER, BCAST, REDUCE, ALLREDUCE, GATHER, ALLGATHER, SCATTER, RSB, ALLTOALL, NOPS };
-static const char *const op_names[NOPS] = {"barrier", "bcast",   "reduce",  "allreduce", "gather",
-                                           "allgather", "scatter", "reduce_scatter_block", "alltoall"};
+/* The collectives come from OSMP_COLL_MAP (osmp.h). */
 
 static osmp_team_t team;
 static int rank, size;
@@ -36,29 +34,29 @@ static int oob(void *ctx, const void *send, void *recv, size_t len)
 }
 
 /* One call of op on `bytes` per rank: reductions on doubles, movement on bytes. */
-static int call(int use_osmp, enum op op, size_t bytes, char *out)
+static int call(int use_osmp, osmp_coll_t op, size_t bytes, char *out)
 {
     int n = (int)(bytes / 8), b = (int)bytes;
     MPI_Comm w = MPI_COMM_WORLD;
     switch (op) {
-    case BARRIER: return use_osmp ? osmp_barrier(team) : PMPI_Barrier(w);
-    case BCAST: return use_osmp ? osmp_bcast(team, out, bytes, OSMP_UINT8, 0) : PMPI_Bcast(out, b, MPI_BYTE, 0, w);
-    case REDUCE:
+    case OSMP_COLL_BARRIER: return use_osmp ? osmp_barrier(team) : PMPI_Barrier(w);
+    case OSMP_COLL_BCAST: return use_osmp ? osmp_bcast(team, out, bytes, OSMP_UINT8, 0) : PMPI_Bcast(out, b, MPI_BYTE, 0, w);
+    case OSMP_COLL_REDUCE:
         return use_osmp ? osmp_reduce(team, sbuf, out, (size_t)n, OSMP_DOUBLE, OSMP_SUM, 0)
                         : PMPI_Reduce(sbuf, out, n, MPI_DOUBLE, MPI_SUM, 0, w);
-    case ALLREDUCE:
+    case OSMP_COLL_ALLREDUCE:
         return use_osmp ? osmp_allreduce(team, sbuf, out, (size_t)n, OSMP_DOUBLE, OSMP_SUM)
                         : PMPI_Allreduce(sbuf, out, n, MPI_DOUBLE, MPI_SUM, w);
-    case GATHER:
+    case OSMP_COLL_GATHER:
         return use_osmp ? osmp_gather(team, sbuf, out, bytes, OSMP_UINT8, 0)
                         : PMPI_Gather(sbuf, b, MPI_BYTE, out, b, MPI_BYTE, 0, w);
-    case ALLGATHER:
+    case OSMP_COLL_ALLGATHER:
         return use_osmp ? osmp_allgather(team, sbuf, out, bytes, OSMP_UINT8)
                         : PMPI_Allgather(sbuf, b, MPI_BYTE, out, b, MPI_BYTE, w);
-    case SCATTER:
+    case OSMP_COLL_SCATTER:
         return use_osmp ? osmp_scatter(team, sbuf, out, bytes, OSMP_UINT8, 0)
                         : PMPI_Scatter(sbuf, b, MPI_BYTE, out, b, MPI_BYTE, 0, w);
-    case RSB:
+    case OSMP_COLL_REDUCE_SCATTER_BLOCK:
         return use_osmp ? osmp_reduce_scatter_block(team, sbuf, out, (size_t)n, OSMP_DOUBLE, OSMP_SUM)
                         : PMPI_Reduce_scatter_block(sbuf, out, n, MPI_DOUBLE, MPI_SUM, w);
     default:
@@ -68,7 +66,7 @@ static int call(int use_osmp, enum op op, size_t bytes, char *out)
 }
 
 /* OSU latency of one round, seconds per call, maximum over ranks. */
-static double round_time(int use_osmp, enum op op, size_t bytes, int iters)
+static double round_time(int use_osmp, osmp_coll_t op, size_t bytes, int iters)
 {
     double sum = 0;
     for (int i = 0; i < iters; i++) {
@@ -84,20 +82,20 @@ static double round_time(int use_osmp, enum op op, size_t bytes, int iters)
 
 /* Both libraries must produce the same bytes (the reductions sum small
  * integers as doubles, exactly). Returns 0 when they agree on every rank. */
-static int check(enum op op, size_t bytes)
+static int check(osmp_coll_t op, size_t bytes)
 {
     size_t out = bytes * (size_t)size + 64;
     memset(rbuf, 0x11, out);
     memset(cbuf, 0x22, out);
-    if (op == BCAST && rank == 0) { /* the root sends what it holds */
+    if (op == OSMP_COLL_BCAST && rank == 0) { /* the root sends what it holds */
         memcpy(rbuf, sbuf, bytes);
         memcpy(cbuf, sbuf, bytes);
     }
     call(0, op, bytes, rbuf);
     call(1, op, bytes, cbuf);
-    size_t valid = op == BARRIER || ((op == GATHER || op == REDUCE) && rank != 0) ? 0
-                   : op == GATHER || op == ALLGATHER || op == ALLTOALL ? bytes * (size_t)size
-                   : op == REDUCE || op == ALLREDUCE || op == RSB ? bytes / 8 * 8
+    size_t valid = op == OSMP_COLL_BARRIER || ((op == OSMP_COLL_GATHER || op == OSMP_COLL_REDUCE) && rank != 0) ? 0
+                   : op == OSMP_COLL_GATHER || op == OSMP_COLL_ALLGATHER || op == OSMP_COLL_ALLTOALL ? bytes * (size_t)size
+                   : osmp_coll_flags(op) & OSMP_COLL_REDUCES ? bytes / 8 * 8
                                                                   : bytes;
     int bad = memcmp(rbuf, cbuf, valid) != 0, any;
     PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -172,9 +170,9 @@ static void measure_limits(void)
     free(b);
 }
 
-static double bound(enum op op, size_t bytes)
+static double bound(osmp_coll_t op, size_t bytes)
 {
-    double in = op == BARRIER ? 0 : op <= ALLREDUCE ? (double)bytes : (double)bytes * (size - 1);
+    double in = op == OSMP_COLL_BARRIER ? 0 : !(osmp_coll_flags(op) & OSMP_COLL_BLOCKS) ? (double)bytes : (double)bytes * (size - 1);
     return lat_one_way + in / bandwidth;
 }
 
@@ -224,14 +222,14 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    int want[NOPS];
-    for (int o = 0; o < NOPS; o++) want[o] = !ops_arg;
+    int want[OSMP_COLL_COUNT];
+    for (int o = 0; o < OSMP_COLL_COUNT; o++) want[o] = !ops_arg;
     if (ops_arg) {
         char *copy = strdup(ops_arg), *save = NULL;
         for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
             int found = 0;
-            for (int o = 0; o < NOPS; o++)
-                if (!strcmp(tok, op_names[o])) want[o] = found = 1;
+            for (int o = 0; o < OSMP_COLL_COUNT; o++)
+                if (!strcmp(tok, osmp_coll_name(o))) want[o] = found = 1;
             if (!found) {
                 if (rank == 0) fprintf(stderr, "osmp-bench: unknown operation \"%s\"\n", tok);
                 MPI_Finalize();
@@ -269,15 +267,15 @@ int main(int argc, char **argv)
     }
     int first = 1, failed = 0, tty = isatty(2);
     double *to = malloc(sizeof(double) * (size_t)rounds), *tm = malloc(sizeof(double) * (size_t)rounds);
-    for (int o = 0; o < NOPS; o++) {
+    for (int o = 0; o < OSMP_COLL_COUNT; o++) {
         if (!want[o]) continue;
-        if (rank == 0 && !tty) fprintf(stderr, "osmp-bench: %s\n", op_names[o]); /* progress */
+        if (rank == 0 && !tty) fprintf(stderr, "osmp-bench: %s\n", osmp_coll_name(o)); /* progress */
         if (rank == 0)
-            printf("\n%-22s %10s %12s %12s %7s %12s %8s\n", op_names[o], "bytes", "OSMP us", "MPI us", "ratio",
+            printf("\n%-22s %10s %12s %12s %7s %12s %8s\n", osmp_coll_name(o), "bytes", "OSMP us", "MPI us", "ratio",
                    "bound us", "/bound");
-        for (size_t bytes = o == BARRIER ? 0 : smin; bytes <= (o == BARRIER ? 0 : smax); bytes = bytes ? bytes * 2 : 1) {
-            if ((o == REDUCE || o == ALLREDUCE || o == RSB) && bytes < 8) continue;
-            if (rank == 0 && tty) fprintf(stderr, "osmp-bench: %s %zu bytes     \r", op_names[o], bytes);
+        for (size_t bytes = o == OSMP_COLL_BARRIER ? 0 : smin; bytes <= (o == OSMP_COLL_BARRIER ? 0 : smax); bytes = bytes ? bytes * 2 : 1) {
+            if ((osmp_coll_flags(o) & OSMP_COLL_REDUCES) && bytes < 8) continue;
+            if (rank == 0 && tty) fprintf(stderr, "osmp-bench: %s %zu bytes     \r", osmp_coll_name(o), bytes);
             int it = bytes >= (1u << 20) ? (iters / 10 > 5 ? iters / 10 : 5) : iters;
             for (int w = 0; w < warmup; w++) {
                 call(0, o, bytes, rbuf);
@@ -303,7 +301,7 @@ int main(int argc, char **argv)
                 printf("%-22s %10zu %12.3f %12.3f %7.2f %12.3f %8.2f\n", "", bytes, mo, mm, mo / mm, bd, mo / bd);
                 if (js)
                     fprintf(js, "%s\n  {\"op\": \"%s\", \"bytes\": %zu, \"osmp_us\": %.4f, \"mpi_us\": %.4f, \"bound_us\": %.4f}",
-                            first ? "" : ",", op_names[o], bytes, mo, mm, bd);
+                            first ? "" : ",", osmp_coll_name(o), bytes, mo, mm, bd);
                 first = 0;
             }
             if (bytes == 0) break;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/coll.h" /* the algorithm tables, for --algorithms */
 #include "osmp.h"
 
 #define MAX_PARTICIPANTS OSMP_GRAPH_MAX_RANKS /* trees and rings compare all pairs */
@@ -21,7 +22,7 @@ static const char usage[] =
     "                 [-n N] [--cores LIST | --bind linear|scatter|numa|random:SEED]\n"
     "                 [--hierarchy SPEC] [--root R]\n"
     "                 [--show tree|groups|plan|distances|mst|ring|binomial|rankring]\n"
-    "                 [--format text|json|dot] | --knobs\n"
+    "                 [--format text|json|dot] | --knobs | --algorithms\n"
     "\n"
     "  --input FILE.xml     load another machine from an hwloc XML file (lstopo out.xml)\n"
     "  --synthetic STRING   load an hwloc synthetic topology, e.g. \"pack:2 l3:4 core:8 pu:1\"\n"
@@ -35,7 +36,8 @@ static const char usage[] =
     "                       tree; distances: the ladder rung of every pair; mst/ring: distance-aware\n"
     "                       broadcast tree / allgather ring; binomial/rankring: rank-order baselines\n"
     "  --format FMT         text (default), json or dot\n"
-    "  --knobs              list every OSMP_* environment variable with its default and meaning\n";
+    "  --knobs              list every OSMP_* environment variable with its default and meaning\n"
+    "  --algorithms         list every collective's algorithms and the selection table\n";
 
 static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die_usage(const char *fmt, ...)
@@ -337,6 +339,7 @@ int main(int argc, char **argv)
                                          {"format", required_argument, 0, 'f'},
                                          {"help", no_argument, 0, 'h'},
                                          {"knobs", no_argument, 0, 'k'},
+                                         {"algorithms", no_argument, 0, 'a'},
                                          {0, 0, 0, 0}};
     opterr = 0;
     int o;
@@ -354,6 +357,7 @@ int main(int argc, char **argv)
         case 'f': format_s = optarg; break;
         case 'h': fputs(usage, stdout); return 0;
         case 'k': osmp_knobs_print(stdout); return 0;
+        case 'a': osmp__algs_print(stdout); return 0;
         case ':': die_usage("option %s needs an argument (see --help)", argv[optind - 1]);
         default: die_usage("unknown option %s (see --help)", argv[optind - 1]);
         }

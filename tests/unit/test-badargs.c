@@ -23,20 +23,18 @@ extern char **environ;
 
 /* ---------------------------------------------------------------- collectives as data */
 
-enum coll { C_BARRIER, C_BCAST, C_REDUCE, C_ALLREDUCE, C_GATHER, C_ALLGATHER, C_SCATTER, C_RSB, C_ALLTOALL, C_N };
-static const char *const coll_name[C_N] = {"barrier", "bcast",   "reduce",  "allreduce", "gather",
-                                           "allgather", "scatter", "reduce_scatter_block", "alltoall"};
+/* The collectives come from OSMP_COLL_MAP (osmp.h). */
 /* Which arguments each collective has (bcast's one buffer is the "send" slot). */
-static const int has_send[C_N] = {0, 1, 1, 1, 1, 1, 1, 1, 1};
-static const int has_recv[C_N] = {0, 0, 1, 1, 1, 1, 1, 1, 1};
-static const int has_dtype[C_N] = {0, 1, 1, 1, 1, 1, 1, 1, 1};
-static const int has_op[C_N] = {0, 0, 1, 1, 0, 0, 0, 1, 0};
-static const int has_root[C_N] = {0, 1, 1, 0, 1, 0, 1, 0, 0};
+static const int has_send[OSMP_COLL_COUNT] = {0, 1, 1, 1, 1, 1, 1, 1, 1};
+static const int has_recv[OSMP_COLL_COUNT] = {0, 0, 1, 1, 1, 1, 1, 1, 1};
+static const int has_dtype[OSMP_COLL_COUNT] = {0, 1, 1, 1, 1, 1, 1, 1, 1};
+static const int has_op[OSMP_COLL_COUNT] = {0, 0, 1, 1, 0, 0, 0, 1, 0};
+static const int has_root[OSMP_COLL_COUNT] = {0, 1, 1, 0, 1, 0, 1, 0, 0};
 
 enum { NUL, BUF, INP }; /* what a buffer argument is: NULL, a real buffer, OSMP_IN_PLACE */
 
 struct call {
-    enum coll c;
+    osmp_coll_t c;
     int send, recv;
     size_t count;
     osmp_dtype_t dtype;
@@ -44,7 +42,7 @@ struct call {
     int root;
 };
 
-static struct call base(enum coll c)
+static struct call base(osmp_coll_t c)
 {
     return (struct call){c, BUF, BUF, 4, OSMP_INT32, OSMP_SUM, 0};
 }
@@ -58,15 +56,15 @@ static int run_call(osmp_team_t team, const struct call *k, void *s, void *r)
 {
     void *sp = arg_buf(k->send, s), *rp = arg_buf(k->recv, r);
     switch (k->c) {
-    case C_BARRIER: return osmp_barrier(team);
-    case C_BCAST: return osmp_bcast(team, sp, k->count, k->dtype, k->root);
-    case C_REDUCE: return osmp_reduce(team, sp, rp, k->count, k->dtype, k->op, k->root);
-    case C_ALLREDUCE: return osmp_allreduce(team, sp, rp, k->count, k->dtype, k->op);
-    case C_GATHER: return osmp_gather(team, sp, rp, k->count, k->dtype, k->root);
-    case C_ALLGATHER: return osmp_allgather(team, sp, rp, k->count, k->dtype);
-    case C_SCATTER: return osmp_scatter(team, sp, rp, k->count, k->dtype, k->root);
-    case C_RSB: return osmp_reduce_scatter_block(team, sp, rp, k->count, k->dtype, k->op);
-    case C_ALLTOALL: return osmp_alltoall(team, sp, rp, k->count, k->dtype);
+    case OSMP_COLL_BARRIER: return osmp_barrier(team);
+    case OSMP_COLL_BCAST: return osmp_bcast(team, sp, k->count, k->dtype, k->root);
+    case OSMP_COLL_REDUCE: return osmp_reduce(team, sp, rp, k->count, k->dtype, k->op, k->root);
+    case OSMP_COLL_ALLREDUCE: return osmp_allreduce(team, sp, rp, k->count, k->dtype, k->op);
+    case OSMP_COLL_GATHER: return osmp_gather(team, sp, rp, k->count, k->dtype, k->root);
+    case OSMP_COLL_ALLGATHER: return osmp_allgather(team, sp, rp, k->count, k->dtype);
+    case OSMP_COLL_SCATTER: return osmp_scatter(team, sp, rp, k->count, k->dtype, k->root);
+    case OSMP_COLL_REDUCE_SCATTER_BLOCK: return osmp_reduce_scatter_block(team, sp, rp, k->count, k->dtype, k->op);
+    case OSMP_COLL_ALLTOALL: return osmp_alltoall(team, sp, rp, k->count, k->dtype);
     default: return 1;
     }
 }
@@ -74,7 +72,7 @@ static int run_call(osmp_team_t team, const struct call *k, void *s, void *r)
 static void describe(const struct call *k, char *out, size_t len)
 {
     static const char *const kind[] = {"NULL", "buf", "IN_PLACE"};
-    snprintf(out, len, "%s(send=%s, recv=%s, count=%zu, dtype=%d, op=%d, root=%d)", coll_name[k->c], kind[k->send],
+    snprintf(out, len, "%s(send=%s, recv=%s, count=%zu, dtype=%d, op=%d, root=%d)", osmp_coll_name(k->c), kind[k->send],
              kind[k->recv], k->count, (int)k->dtype, (int)k->op, k->root);
 }
 
@@ -186,7 +184,7 @@ static void expect_call_at(osmp_team_t team, struct call k, int want, int isolat
 /* Every collective with valid arguments on a handle that cannot be used. */
 static void expect_all_colls_at(osmp_team_t team, int want, int isolate, int line)
 {
-    for (int c = 0; c < C_N; c++) expect_call_at(team, base((enum coll)c), want, isolate, line);
+    for (int c = 0; c < OSMP_COLL_COUNT; c++) expect_call_at(team, base((osmp_coll_t)c), want, isolate, line);
 }
 #define expect_all_colls(team, want, isolate) expect_all_colls_at(team, want, isolate, __LINE__)
 
@@ -212,8 +210,8 @@ static void test_bad_collective_args(void)
                    {OSMP_UINT64, SIZE_MAX},        {OSMP_INT32, SIZE_MAX / 4 + 1},  {OSMP_FLOAT, SIZE_MAX / 4 + 1},
                    {OSMP_INT16, SIZE_MAX / 2 + 1}, {OSMP_DOUBLE, SIZE_MAX / 8 * 3}};
 
-    for (int ci = 0; ci < C_N; ci++) {
-        enum coll c = (enum coll)ci;
+    for (int ci = 0; ci < OSMP_COLL_COUNT; ci++) {
+        osmp_coll_t c = (osmp_coll_t)ci;
         struct call k = base(c);
         EXPECT(NULL, k, OSMP_ERR_INVALID_ARG);
         if (has_send[c]) {
@@ -261,7 +259,7 @@ static void test_bad_collective_args(void)
             EXPECT(world, k, OSMP_ERR_INVALID_ARG);
         }
         /* OSMP_IN_PLACE is a send buffer (scatter: a receive buffer at the root), never anything else. */
-        if (has_recv[c] && c != C_SCATTER) {
+        if (has_recv[c] && c != OSMP_COLL_SCATTER) {
             k = base(c), k.recv = INP;
             EXPECT(world, k, OSMP_ERR_INVALID_ARG);
             k.send = INP;
@@ -271,17 +269,17 @@ static void test_bad_collective_args(void)
         }
         if (has_recv[c]) { /* in place with no buffer to work in */
             k = base(c);
-            if (c == C_SCATTER)
+            if (c == OSMP_COLL_SCATTER)
                 k.recv = INP, k.send = NUL;
             else
                 k.send = INP, k.recv = NUL;
             EXPECT(world, k, OSMP_ERR_INVALID_ARG);
         }
-        if (c == C_BCAST) { /* MPI_Bcast has no MPI_IN_PLACE: buf is the receive buffer elsewhere */
+        if (c == OSMP_COLL_BCAST) { /* MPI_Bcast has no MPI_IN_PLACE: buf is the receive buffer elsewhere */
             k = base(c), k.send = INP;
             EXPECT(world, k, OSMP_ERR_INVALID_ARG);
         }
-        if (c == C_SCATTER) { /* scatter's send buffer is never in place */
+        if (c == OSMP_COLL_SCATTER) { /* scatter's send buffer is never in place */
             k = base(c), k.send = INP;
             EXPECT(world, k, OSMP_ERR_INVALID_ARG);
             k.recv = INP;
@@ -311,18 +309,18 @@ static void check_valid_calls(osmp_team_t team)
 {
     /* 4 elements of each type: at most 32 bytes moved */
     static const struct {
-        enum coll c;
+        osmp_coll_t c;
         osmp_dtype_t d;
         osmp_op_t op;
     } v[] = {
-        {C_BARRIER, OSMP_INT32, OSMP_SUM},     {C_BCAST, OSMP_INT64, OSMP_SUM},      {C_REDUCE, OSMP_INT32, OSMP_SUM},
-        {C_REDUCE, OSMP_DOUBLE, OSMP_MAX},     {C_ALLREDUCE, OSMP_UINT64, OSMP_BXOR}, {C_ALLREDUCE, OSMP_FLOAT, OSMP_MIN},
-        {C_GATHER, OSMP_INT16, OSMP_SUM},      {C_ALLGATHER, OSMP_UINT32, OSMP_SUM}, {C_SCATTER, OSMP_INT8, OSMP_SUM},
-        {C_RSB, OSMP_FLOAT, OSMP_SUM},         {C_RSB, OSMP_UINT16, OSMP_BOR},       {C_ALLTOALL, OSMP_DOUBLE, OSMP_SUM},
+        {OSMP_COLL_BARRIER, OSMP_INT32, OSMP_SUM},     {OSMP_COLL_BCAST, OSMP_INT64, OSMP_SUM},      {OSMP_COLL_REDUCE, OSMP_INT32, OSMP_SUM},
+        {OSMP_COLL_REDUCE, OSMP_DOUBLE, OSMP_MAX},     {OSMP_COLL_ALLREDUCE, OSMP_UINT64, OSMP_BXOR}, {OSMP_COLL_ALLREDUCE, OSMP_FLOAT, OSMP_MIN},
+        {OSMP_COLL_GATHER, OSMP_INT16, OSMP_SUM},      {OSMP_COLL_ALLGATHER, OSMP_UINT32, OSMP_SUM}, {OSMP_COLL_SCATTER, OSMP_INT8, OSMP_SUM},
+        {OSMP_COLL_REDUCE_SCATTER_BLOCK, OSMP_FLOAT, OSMP_SUM},         {OSMP_COLL_REDUCE_SCATTER_BLOCK, OSMP_UINT16, OSMP_BOR},       {OSMP_COLL_ALLTOALL, OSMP_DOUBLE, OSMP_SUM},
     };
     for (size_t i = 0; i < sizeof(v) / sizeof(*v); i++) {
         struct call k = {v[i].c, BUF, BUF, 4, v[i].d, v[i].op, 0};
-        size_t n = v[i].c == C_BARRIER ? 0 : 4 * osmp_dtype_size(v[i].d);
+        size_t n = v[i].c == OSMP_COLL_BARRIER ? 0 : 4 * osmp_dtype_size(v[i].d);
         char what[256];
         describe(&k, what, sizeof(what));
         /* out of place: recv gets send's values, nothing past them; send unchanged */
@@ -342,18 +340,18 @@ static void check_valid_calls(osmp_team_t team)
         }
         if (!has_recv[v[i].c]) continue;
         /* in place: the data is where it was */
-        if (v[i].c == C_SCATTER)
+        if (v[i].c == OSMP_COLL_SCATTER)
             k.recv = INP;
         else
             k.send = INP;
         describe(&k, what, sizeof(what));
         canary_fill(S, 7);
         canary_fill(R, 8);
-        fill_values(v[i].c == C_SCATTER ? S : R, n);
+        fill_values(v[i].c == OSMP_COLL_SCATTER ? S : R, n);
         rc = run_call(team, &k, S, R);
         if (rc != OSMP_OK) fprintf(stderr, "  valid %s returned %s\n", what, osmp_status_name(rc));
         CHECK_INT(rc, OSMP_OK);
-        if (!result_ok(S, v[i].c == C_SCATTER ? n : 0, 7) || !result_ok(R, v[i].c == C_SCATTER ? 0 : n, 8)) {
+        if (!result_ok(S, v[i].c == OSMP_COLL_SCATTER ? n : 0, 7) || !result_ok(R, v[i].c == OSMP_COLL_SCATTER ? 0 : n, 8)) {
             fprintf(stderr, "  valid %s: wrong result in place\n", what);
             test_failures++;
         }
@@ -385,10 +383,10 @@ static void test_destroyed_team(void)
     CHECK_INT(osmp_team_destroy(t), OSMP_ERR_BAD_TEAM);
     CHECK_INT(osmp_team_destroy(t), OSMP_ERR_BAD_TEAM);
     /* a bad argument does not hide the dead handle, nor crash */
-    struct call k = base(C_ALLREDUCE);
+    struct call k = base(OSMP_COLL_ALLREDUCE);
     k.send = k.recv = NUL;
     EXPECT(t, k, OSMP_ERR_BAD_TEAM);
-    k = base(C_BCAST), k.root = -1, k.dtype = (osmp_dtype_t)-1;
+    k = base(OSMP_COLL_BCAST), k.root = -1, k.dtype = (osmp_dtype_t)-1;
     EXPECT(t, k, OSMP_ERR_BAD_TEAM);
 
     /* the live world is not affected */
@@ -425,7 +423,7 @@ static void test_forked_child_not_member(void)
     if (pid == 0) {
         test_failures = 0;
         expect_all_colls(world, OSMP_ERR_NOT_MEMBER, 0);
-        struct call k = base(C_ALLREDUCE);
+        struct call k = base(OSMP_COLL_ALLREDUCE);
         k.count = 0;
         EXPECT_HERE(world, k, OSMP_ERR_NOT_MEMBER);
         CHECK_INT(osmp_team_rank(world), OSMP_ERR_NOT_MEMBER);
@@ -469,35 +467,35 @@ static void thread_local_rejections(osmp_team_t mine, int rank)
     static const osmp_dtype_t one_byte[] = {OSMP_UINT8, OSMP_INT8};
     struct call k;
     /* count * 1 fits, count * 1 * size (2) does not */
-    for (int ci = C_GATHER; ci <= C_ALLTOALL; ci++)
+    for (int ci = OSMP_COLL_GATHER; ci <= OSMP_COLL_ALLTOALL; ci++)
         for (size_t d = 0; d < 2; d++) {
-            k = base((enum coll)ci), k.dtype = one_byte[d], k.count = SIZE_MAX / 2 + 1;
+            k = base((osmp_coll_t)ci), k.dtype = one_byte[d], k.count = SIZE_MAX / 2 + 1;
             EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
             k.count = SIZE_MAX;
             EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
         }
-    k = base(C_ALLGATHER), k.dtype = OSMP_UINT16, k.count = SIZE_MAX / 4 + 1;
+    k = base(OSMP_COLL_ALLGATHER), k.dtype = OSMP_UINT16, k.count = SIZE_MAX / 4 + 1;
     EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
-    for (int ci = 0; ci < C_N; ci++) {
+    for (int ci = 0; ci < OSMP_COLL_COUNT; ci++) {
         if (!has_root[ci]) continue;
-        k = base((enum coll)ci), k.root = 2;
+        k = base((osmp_coll_t)ci), k.root = 2;
         EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
         k.root = -1;
         EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
     }
     if (rank == 1) { /* in place only at the root */
-        k = base(C_REDUCE), k.send = INP;
+        k = base(OSMP_COLL_REDUCE), k.send = INP;
         EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
-        k = base(C_GATHER), k.send = INP;
+        k = base(OSMP_COLL_GATHER), k.send = INP;
         EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
-        k = base(C_SCATTER), k.recv = INP;
+        k = base(OSMP_COLL_SCATTER), k.recv = INP;
         EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
     } else { /* the root needs its receive (scatter: send) buffer */
-        k = base(C_REDUCE), k.recv = NUL;
+        k = base(OSMP_COLL_REDUCE), k.recv = NUL;
         EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
-        k = base(C_GATHER), k.recv = NUL;
+        k = base(OSMP_COLL_GATHER), k.recv = NUL;
         EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
-        k = base(C_SCATTER), k.send = NUL;
+        k = base(OSMP_COLL_SCATTER), k.send = NUL;
         EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
     }
 }
@@ -643,15 +641,15 @@ static void expect_pair_at(struct call k, int want, int line)
 
 static void test_in_place_team_of_two(void)
 {
-    EXPECT_PAIR(base(C_BARRIER), OSMP_OK); /* the harness itself */
-    struct call k = base(C_BCAST);
+    EXPECT_PAIR(base(OSMP_COLL_BARRIER), OSMP_OK); /* the harness itself */
+    struct call k = base(OSMP_COLL_BCAST);
     k.send = INP;
     EXPECT_PAIR(k, OSMP_ERR_INVALID_ARG);
-    k = base(C_SCATTER), k.send = INP;
+    k = base(OSMP_COLL_SCATTER), k.send = INP;
     EXPECT_PAIR(k, OSMP_ERR_INVALID_ARG);
-    k = base(C_ALLREDUCE), k.recv = INP;
+    k = base(OSMP_COLL_ALLREDUCE), k.recv = INP;
     EXPECT_PAIR(k, OSMP_ERR_INVALID_ARG);
-    k = base(C_ALLGATHER), k.recv = INP;
+    k = base(OSMP_COLL_ALLGATHER), k.recv = INP;
     EXPECT_PAIR(k, OSMP_ERR_INVALID_ARG);
 }
 
@@ -738,6 +736,24 @@ static void test_team_create_params(void)
 }
 
 /* ---------------------------------------------------------------- 5. init, status strings */
+
+/* The list of collectives: names, flags, and the tables above agree with it. */
+static void test_collective_list(void)
+{
+    static const char *const names[] = {"barrier",   "bcast",   "reduce",
+                                        "allreduce", "gather",  "allgather",
+                                        "scatter",   "reduce_scatter_block", "alltoall"};
+    CHECK_INT(OSMP_COLL_COUNT, (int)(sizeof(names) / sizeof(names[0])));
+    for (int c = 0; c < OSMP_COLL_COUNT; c++) {
+        CHECK_STR(osmp_coll_name((osmp_coll_t)c), names[c]);
+        unsigned f = osmp_coll_flags((osmp_coll_t)c);
+        CHECK_INT(!!(f & OSMP_COLL_REDUCES), has_op[c]);
+        CHECK_INT(!!(f & OSMP_COLL_ROOTED), has_root[c]);
+    }
+    CHECK(osmp_coll_name(OSMP_COLL_COUNT) == NULL);
+    CHECK(osmp_coll_name((osmp_coll_t)-1) == NULL);
+    CHECK_INT((int)osmp_coll_flags(OSMP_COLL_COUNT), 0);
+}
 
 static void test_init_and_status(void)
 {
@@ -1020,6 +1036,7 @@ int main(void)
 {
     clean_environment();
     if (!alloc_buffers()) return 1;
+    RUN(test_collective_list);
     RUN(test_init_and_status);
     RUN(test_bad_collective_args);
     if (!world) return TEST_EXIT();

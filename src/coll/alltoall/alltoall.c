@@ -5,7 +5,7 @@ int osmp__alltoall_pairwise(osmp__coll_t t, const struct osmp__args *a);
 int osmp__alltoall_scatters(osmp__coll_t t, const struct osmp__args *a);
 
 const struct osmp__alg osmp__alltoall_algs[] = {
-    {"pairwise", "every rank copies its block of every peer's buffer once (single copy only)",
+    {"pairwise", "every rank copies its block of every peer's buffer once",
      osmp__alltoall_pairwise, 0, 0, 1},
     {"scatters", "one scatter rooted at each rank in turn, through the slots", osmp__alltoall_scatters, 0, 0, 0},
     {0},

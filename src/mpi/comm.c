@@ -1,0 +1,288 @@
+/*
+ * libosmp_mpi: the OSMP state of each communicator (built on its first
+ * intercepted collective, cached in an attribute), the statistics of what ran
+ * where (OSMP_VERBOSE, osmp_mpi_stat), the knobs, and MPI_Finalize.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/knobs.h"
+#include "mpi/osmp_mpi.h"
+
+/* ---------------------------------------------------------------- statistics */
+
+static osmp_atomic64_t accelerated[OSMP_COLL_COUNT], passed[OSMP_COLL_COUNT];
+
+static const char *const reason_text[R_NREASONS] = {
+    "disabled by OSMP_MPI_DISABLE",
+    "datatype is derived, non-contiguous or not an OSMP type",
+    "operation is user-defined, MAXLOC/MINLOC or not defined on the datatype",
+    "intercommunicator",
+    "operation not hierarchical yet on a communicator spanning several nodes",
+    "OSMP could not set up this communicator",
+    "count does not fit",
+    "a logical operation on a communicator of one: MPI returns the value as is, OSMP as 0 or 1",
+};
+static osmp_atomic64_t reason_seen[R_NREASONS];
+
+static int keyval = MPI_KEYVAL_INVALID;
+
+static int verbose = -1;
+static unsigned disabled_mask; /* bit per call */
+
+static void read_knobs(void)
+{
+    verbose = atoi(osmp__knob_str(OSMP_KNOB_VERBOSE)) > 0;
+    const char *d = osmp__knob_str(OSMP_KNOB_MPI_DISABLE);
+    if (strcmp(d, "1") == 0) {
+        disabled_mask = ~0u;
+    } else if (strcmp(d, "0") != 0) {
+        for (int c = 0; c < OSMP_COLL_COUNT; c++) {
+            const char *name = osmp_coll_name((osmp_coll_t)c), *p = strstr(d, name);
+            size_t len = strlen(name);
+            /* whole words only: "reduce" must not match inside "allreduce" */
+            while (p && ((p != d && p[-1] != ',') || (p[len] && p[len] != ','))) p = strstr(p + 1, name);
+            if (p) disabled_mask |= 1u << c;
+        }
+    }
+}
+
+static pthread_once_t knobs_once = PTHREAD_ONCE_INIT;
+
+int osmp__mpi_pass(osmp_coll_t c, enum osmp__mpi_reason r)
+{
+    osmp__fetch_add(&passed[c], 1);
+    if (verbose && osmp__fetch_add(&reason_seen[r], 1) == 0) {
+        int rank = -1;
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        fprintf(stderr, "osmp-mpi: rank %d: %s goes to MPI: %s\n", rank, osmp_coll_name(c), reason_text[r]);
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- communicators */
+
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct osmp__mpi_comm *registry;
+/* Bumped whenever a state goes away, so no thread keeps a stale cached pointer. */
+static osmp_atomic64_t state_generation = 1;
+static _Thread_local struct {
+    MPI_Comm comm;
+    struct osmp__mpi_comm *s;
+    uint64_t generation;
+} last;
+
+/* Number of calls accelerated and passed through for one operation name. */
+EXPORT int osmp_mpi_stat(const char *op, long *acc, long *through)
+{
+    for (int c = 0; c < OSMP_COLL_COUNT; c++)
+        if (op && strcmp(op, osmp_coll_name(c)) == 0) {
+            long live = 0;
+            pthread_mutex_lock(&registry_lock);
+            for (struct osmp__mpi_comm *st = registry; st; st = st->next) live += (long)osmp__load_relaxed(&st->on_osmp[c]);
+            pthread_mutex_unlock(&registry_lock);
+            if (acc) *acc = (long)osmp__load_relaxed(&accelerated[c]) + live;
+            if (through) *through = (long)osmp__load_relaxed(&passed[c]);
+            return 0;
+        }
+    return -1;
+}
+
+
+static int oob_allgather(void *ctx, const void *send, void *recv, size_t len)
+{
+    return PMPI_Allgather(send, (int)len, MPI_BYTE, recv, (int)len, MPI_BYTE, *(MPI_Comm *)ctx) != MPI_SUCCESS;
+}
+
+static void free_state(struct osmp__mpi_comm *s)
+{
+    if (!s) return;
+    osmp__fetch_add(&state_generation, 1);
+    pthread_mutex_lock(&registry_lock);
+    for (int c = 0; c < OSMP_COLL_COUNT; c++) osmp__fetch_add(&accelerated[c], osmp__load_relaxed(&s->on_osmp[c]));
+    if (s->prev) s->prev->next = s->next;
+    else if (registry == s) registry = s->next;
+    if (s->next) s->next->prev = s->prev;
+    pthread_mutex_unlock(&registry_lock);
+    if (s->team) osmp_team_destroy(s->team);
+    if (s->local != MPI_COMM_NULL && s->local != MPI_COMM_SELF) PMPI_Comm_free(&s->local);
+    if (s->leaders != MPI_COMM_NULL) PMPI_Comm_free(&s->leaders);
+    free(s->node_of);
+    free(s->local_rank_of);
+    free(s->node_bytes);
+    free(s->node_displ);
+    free(s->node_first);
+    free(s);
+}
+
+static int finalizing; /* inside PMPI_Finalize: other ranks may delete in another order */
+
+static int delete_state(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm, (void)key, (void)extra;
+    struct osmp__mpi_comm *s = value;
+    if (s && finalizing) { /* no collective calls now; the process is about to end */
+        s->team = NULL;
+        s->local = s->leaders = MPI_COMM_NULL;
+    }
+    free_state(s);
+    return MPI_SUCCESS;
+}
+
+static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
+
+static void setup(void)
+{
+    pthread_once(&knobs_once, read_knobs);
+    osmp__mpi_types_init();
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval, NULL);
+}
+
+void osmp__mpi_setup(void)
+{
+    pthread_once(&setup_once, setup);
+}
+
+/*
+ * State creation (collective over comm):
+ *   1. split comm by shared memory (and into pseudo-nodes), ranks in comm order;
+ *   2. a communicator of the local rank 0s, and every rank's node and local rank;
+ *   3. an OSMP team over the local communicator (PMPI_Allgather as bootstrap);
+ *   4. agree: OSMP runs the communicator only if every rank set up (allreduce MIN).
+ */
+static struct osmp__mpi_comm *build_state(MPI_Comm comm)
+{
+    struct osmp__mpi_comm *s = calloc(1, sizeof(*s));
+    if (!s) return NULL; /* this rank then passes its calls to MPI while the others wait in 4: see the note */
+    s->local = MPI_COMM_NULL;
+    s->leaders = MPI_COMM_NULL;
+    pthread_mutex_lock(&registry_lock);
+    s->next = registry;
+    if (registry) registry->prev = s;
+    registry = s;
+    pthread_mutex_unlock(&registry_lock);
+    int inter = 0;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return s; /* ok = 0: MPI handles it */
+    s->comm = comm;
+    PMPI_Comm_size(comm, &s->size);
+    PMPI_Comm_rank(comm, &s->rank);
+    MPI_Comm node;
+    PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, s->rank, MPI_INFO_NULL, &node); /* 1 */
+    int pseudo = atoi(osmp__knob_str(OSMP_KNOB_MPI_PSEUDO_NODES)), nr, ns;
+    if (pseudo < 1) pseudo = 1;
+    PMPI_Comm_rank(node, &nr);
+    PMPI_Comm_size(node, &ns);
+    if (pseudo > 1) {
+        PMPI_Comm_split(node, (int)((long)nr * pseudo / ns), nr, &s->local);
+        PMPI_Comm_free(&node);
+    } else {
+        s->local = node;
+    }
+    PMPI_Comm_rank(s->local, &s->local_rank);
+    PMPI_Comm_size(s->local, &s->local_size);
+    s->multinode = s->local_size != s->size;
+    PMPI_Comm_split(comm, s->local_rank == 0 ? 0 : MPI_UNDEFINED, s->rank, &s->leaders); /* 2 */
+    int mine[2] = {-1, s->local_rank};
+    if (s->leaders != MPI_COMM_NULL) PMPI_Comm_rank(s->leaders, &mine[0]);
+    PMPI_Bcast(&mine[0], 1, MPI_INT, 0, s->local);
+    int *all = malloc(sizeof(int) * 2 * (size_t)s->size);
+    s->node_of = malloc(sizeof(int) * (size_t)s->size);
+    s->local_rank_of = malloc(sizeof(int) * (size_t)s->size);
+    int ok = all && s->node_of && s->local_rank_of;
+    PMPI_Allgather(mine, 2, MPI_INT, ok ? all : (int[2]){0}, ok ? 2 : 0, MPI_INT, comm);
+    for (int r = 0; ok && r < s->size; r++) {
+        s->node_of[r] = all[2 * r];
+        s->local_rank_of[r] = all[2 * r + 1];
+    }
+    free(all);
+    /* node-major order: node 0's ranks in local order, then node 1's, ... */
+    for (int r = 0; ok && r < s->size; r++)
+        if (s->node_of[r] + 1 > s->nnodes) s->nnodes = s->node_of[r] + 1;
+    s->node_bytes = calloc((size_t)s->nnodes + 1, sizeof(int));
+    s->node_displ = calloc((size_t)s->nnodes + 1, sizeof(int));
+    s->node_first = calloc((size_t)s->nnodes + 1, sizeof(int));
+    ok = ok && s->node_bytes && s->node_displ && s->node_first;
+    for (int r = 0; ok && r < s->size; r++) s->node_first[s->node_of[r] + 1]++;
+    for (int k = 0; ok && k < s->nnodes; k++) s->node_first[k + 1] += s->node_first[k];
+    if (ok && s->local_size > 1) { /* 3 */
+        struct osmp_team_params p = {.rank = s->local_rank, .size = s->local_size,
+                                     .oob_allgather = oob_allgather, .oob_ctx = &s->local};
+        ok = osmp_team_create(&p, &s->team) == OSMP_OK;
+    } else if (ok) {
+        struct osmp_team_params p = {.rank = 0, .size = 1};
+        ok = osmp_team_create(&p, &s->team) == OSMP_OK;
+    }
+    int all_ok;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm); /* 4 */
+    s->ok = all_ok;
+    return s;
+}
+
+struct osmp__mpi_comm *osmp__mpi_state(MPI_Comm comm, osmp_coll_t c)
+{
+    if (disabled_mask & (1u << c)) return (void)osmp__mpi_pass(c, R_DISABLED), NULL;
+    struct osmp__mpi_comm *s;
+    /* Fast path: the communicator of this thread's previous call. */
+    if (last.s && last.comm == comm && last.generation == osmp__load_relaxed(&state_generation)) {
+        s = last.s;
+    } else {
+        osmp__mpi_setup();
+        if (comm == MPI_COMM_NULL) return (void)osmp__mpi_pass(c, R_INTER), NULL;
+        int flag = 0;
+        s = NULL;
+        PMPI_Comm_get_attr(comm, keyval, &s, &flag);
+        if (!flag) {
+            s = build_state(comm);
+            PMPI_Comm_set_attr(comm, keyval, s);
+        }
+        if (!s) return (void)osmp__mpi_pass(c, R_SETUP), NULL;
+        last.comm = comm;
+        last.s = s;
+        last.generation = osmp__load_relaxed(&state_generation);
+    }
+    if (!s->ok) return (void)osmp__mpi_pass(c, s->team ? R_SETUP : R_INTER), NULL;
+    return s;
+}
+
+/* rc: an OSMP status, or (multi-node steps) an MPI error code from a PMPI_ call,
+ * whose handler has already run. An OSMP failure (a peer lost, no memory) goes
+ * to the communicator's error handler, as MPI's own failures do: by default the
+ * job aborts, with MPI_ERRORS_RETURN the caller gets the code. */
+int osmp__mpi_done(struct osmp__mpi_comm *s, osmp_coll_t c, int rc)
+{
+    osmp__store_relaxed(&s->on_osmp[c], osmp__load_relaxed(&s->on_osmp[c]) + 1); /* one writer per comm */
+    if (rc >= 0) return rc;
+    fprintf(stderr, "osmp-mpi: rank %d: MPI_%s failed on OSMP: %s\n", s->rank, osmp_coll_name(c), osmp_status_str(rc));
+    int code = rc == OSMP_ERR_NO_MEMORY ? MPI_ERR_NO_MEM : MPI_ERR_OTHER;
+    PMPI_Comm_call_errhandler(s->comm, code);
+    return code;
+}
+
+/* ---------------------------------------------------------------- finalize */
+
+EXPORT int MPI_Finalize(void)
+{
+    /* The world's state goes first, while every rank still makes this call. */
+    MPI_Comm mine[2] = {MPI_COMM_WORLD, MPI_COMM_SELF};
+    for (int i = 0; i < 2 && keyval != MPI_KEYVAL_INVALID; i++) {
+        void *v;
+        int flag = 0;
+        if (PMPI_Comm_get_attr(mine[i], keyval, &v, &flag) == MPI_SUCCESS && flag) PMPI_Comm_delete_attr(mine[i], keyval);
+    }
+    pthread_once(&knobs_once, read_knobs);
+    if (verbose) {
+        int rank;
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        for (int c = 0; c < OSMP_COLL_COUNT; c++) {
+            long a = (long)osmp__load_relaxed(&accelerated[c]), p = (long)osmp__load_relaxed(&passed[c]);
+            if (a || p) fprintf(stderr, "osmp-mpi: rank %d: %-20s %ld on OSMP, %ld passed to MPI\n", rank, osmp_coll_name(c), a, p);
+        }
+    }
+    finalizing = 1;
+    return PMPI_Finalize();
+}
+

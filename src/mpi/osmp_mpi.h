@@ -1,0 +1,120 @@
+/*
+ * libosmp_mpi internals: OSMP under unmodified MPI programs, through the PMPI
+ * profiling interface (link with -losmp_mpi, or LD_PRELOAD it).
+ *
+ * Each intercepted collective either runs on OSMP or goes to the PMPI_ call
+ * unchanged; OSMP never answers what it cannot answer exactly:
+ *  - reductions: predefined datatypes that map to an OSMP type (integers of
+ *    8..64 bits, float, double); every rank passes the same datatype and
+ *    operation, so every rank takes the same decision;
+ *  - data movement (bcast, gather, scatter, allgather, alltoall): any datatype.
+ *    Ranks may describe the same bytes with different datatypes, so a rank
+ *    cannot fall back alone: a datatype that is not plain (predefined, no lower
+ *    bound, no holes, extent = size) is packed into a contiguous buffer
+ *    (PMPI_Pack) and unpacked after the call;
+ *  - operations: MPI_SUM .. MPI_BXOR on a type that allows them; MAXLOC, MINLOC,
+ *    user-defined and every pair MPI itself rejects go to MPI (which raises);
+ *  - communicators: intracommunicators. The OSMP state of a communicator is built
+ *    on its first intercepted collective (all ranks make that call, so creation
+ *    is collective), cached in an attribute, and destroyed by the attribute's
+ *    delete callback at MPI_Comm_free and MPI_Finalize.
+ * A communicator that spans several nodes (or pseudo-nodes, OSMP_MPI_PSEUDO_NODES)
+ * runs hierarchically: OSMP inside each node, the MPI library between node
+ * leaders (local rank 0). Alltoall and reduce_scatter_block on such
+ * communicators go to MPI for now.
+ *
+ * Files, by concern: comm.c (communicator state, statistics, knobs,
+ * MPI_Finalize), types.c (datatypes, operations, contiguous views), hier.c (the
+ * compositions across nodes), coll.c (the MPI_ entry points).
+ */
+#ifndef OSMP_MPI_INTERNAL_H
+#define OSMP_MPI_INTERNAL_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "common/atomic.h"
+#include "osmp.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* ---------------------------------------------------------------- comm.c */
+
+/* Why a call goes to MPI (OSMP_VERBOSE prints each once). */
+enum osmp__mpi_reason {
+    R_DISABLED,
+    R_DTYPE,
+    R_OP,
+    R_INTER,
+    R_MULTINODE,
+    R_SETUP,
+    R_COUNT_LIMIT,
+    R_LONE_LOGICAL,
+    R_NREASONS
+};
+
+/* OSMP's state of one communicator. */
+struct osmp__mpi_comm {
+    int ok;             /* OSMP runs this communicator */
+    int multinode;      /* local != comm */
+    int size, rank;
+    MPI_Comm local;     /* ranks on my (pseudo-)node, ordered by rank in comm */
+    MPI_Comm leaders;   /* local rank 0 of every node, or MPI_COMM_NULL */
+    int local_rank, local_size;
+    int *node_of;       /* node index (rank in leaders) of every comm rank */
+    int *local_rank_of; /* local rank of every comm rank */
+    int nnodes;
+    int *node_bytes, *node_displ; /* per node, in blocks until scaled: see hier.c */
+    int *node_first;              /* index of a node's first block in node-major order */
+    osmp_team_t team;
+    MPI_Comm comm; /* the user's communicator, for its error handler */
+    osmp_atomic64_t on_osmp[OSMP_COLL_COUNT]; /* written by the one thread using comm, read by osmp_mpi_stat */
+    struct osmp__mpi_comm *next, *prev;       /* the registry of live states */
+};
+
+/* Once per process, after MPI_Init: knobs, the datatype table, the attribute key. */
+void osmp__mpi_setup(void);
+/* The OSMP state of a communicator, NULL when call c goes to MPI. */
+struct osmp__mpi_comm *osmp__mpi_state(MPI_Comm comm, osmp_coll_t c);
+/* Count a call that goes to MPI; print its reason once. Returns 0 (use PMPI). */
+int osmp__mpi_pass(osmp_coll_t c, enum osmp__mpi_reason r);
+/* Count a call that ran on OSMP; an OSMP failure goes to the communicator's error handler. */
+int osmp__mpi_done(struct osmp__mpi_comm *s, osmp_coll_t c, int rc);
+
+static inline const void *osmp__mpi_in_place(const void *buf)
+{
+    return buf == MPI_IN_PLACE ? OSMP_IN_PLACE : buf;
+}
+
+/* ---------------------------------------------------------------- types.c */
+
+void osmp__mpi_types_init(void);
+/* Size of a datatype that moves as plain bytes (predefined, contiguous), or -1. */
+int osmp__mpi_plain_size(MPI_Datatype dt);
+/* The OSMP datatype of a predefined MPI datatype that reduces on OSMP; -1 if none. */
+int osmp__mpi_dtype(MPI_Datatype dt, osmp_dtype_t *out);
+/* The OSMP operation of op on dt; -1 if MPI must answer (user op, MAXLOC, undefined pair). */
+int osmp__mpi_op(MPI_Op op, osmp_dtype_t dt, osmp_op_t *out);
+/* Bytes of count elements of dt, -1 if MPI would reject them. */
+long osmp__mpi_bytes(MPI_Datatype dt, int count);
+/* A contiguous view of count elements of dt at buf (see types.c); OSMP_OK or OSMP_ERR_NO_MEMORY. */
+int osmp__mpi_view(const void *buf, int count, MPI_Datatype dt, long bytes, int pack, MPI_Comm comm, void **v);
+/* Unpack a view into buf (if `unpack`) and free it. */
+void osmp__mpi_unview(void *v, void *buf, int count, MPI_Datatype dt, long bytes, int unpack, MPI_Comm comm);
+
+/* ---------------------------------------------------------------- hier.c */
+
+/* Collectives on a communicator that spans several (pseudo-)nodes: OSMP inside
+ * each node, the MPI library between the node leaders. Buffers are contiguous
+ * views; `in` NULL means in place. OSMP status or an MPI error code. */
+int osmp__mpi_hier_barrier(struct osmp__mpi_comm *s);
+int osmp__mpi_hier_bcast(struct osmp__mpi_comm *s, void *buf, size_t bytes, int root);
+int osmp__mpi_hier_allreduce(struct osmp__mpi_comm *s, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+                             MPI_Op op, osmp_dtype_t odt, osmp_op_t oop);
+int osmp__mpi_hier_reduce(struct osmp__mpi_comm *s, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+                          MPI_Op op, osmp_dtype_t odt, osmp_op_t oop, int root);
+int osmp__mpi_hier_gather(struct osmp__mpi_comm *s, const void *in, void *out, size_t block, int root);
+int osmp__mpi_hier_allgather(struct osmp__mpi_comm *s, const void *in, void *out, size_t block);
+int osmp__mpi_hier_scatter(struct osmp__mpi_comm *s, const void *in, void *out, size_t block, int root);
+
+#endif
