@@ -40,6 +40,7 @@ EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c
     long bytes = osmp__mpi_bytes(dt, count);
     struct osmp__mpi_comm *s = movement_state(comm, OSMP_COLL_BCAST, bytes);
     if (!s || root < 0 || root >= s->size) return PMPI_Bcast(buf, count, dt, root, comm);
+    if (!bytes) return osmp__mpi_done(s, OSMP_COLL_BCAST, OSMP_OK);
     void *v;
     int rc = osmp__mpi_view(buf, count, dt, bytes, s->rank == root, comm, &v);
     if (!rc)
@@ -72,84 +73,119 @@ EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
     return osmp__mpi_done(s, OSMP_COLL_REDUCE, rc);
 }
 
+/* The send and receive sides of a data-movement call, as contiguous views. A
+ * side with bytes < 0 is absent on this rank (not the root, or in place): its
+ * view stays NULL. */
+struct side {
+    const void *buf;
+    int count;
+    MPI_Datatype dt;
+    long bytes;
+    void *v;
+};
+
+/* Views of both sides; the receive side is packed too where it holds input (in place). */
+static int open_views(struct side *in, struct side *out, int pack_out, MPI_Comm comm)
+{
+    int rc = in->bytes < 0 ? OSMP_OK : osmp__mpi_view(in->buf, in->count, in->dt, in->bytes, 1, comm, &in->v);
+    if (!rc && out->bytes >= 0) rc = osmp__mpi_view(out->buf, out->count, out->dt, out->bytes, pack_out, comm, &out->v);
+    return rc;
+}
+
+/* Free the views, unpacking the receive side into the user's buffer if the call succeeded. */
+static void close_views(struct side *in, struct side *out, int ok, MPI_Comm comm)
+{
+    osmp__mpi_unview(in->v, (void *)(uintptr_t)in->buf, in->count, in->dt, in->bytes, 0, comm);
+    osmp__mpi_unview(out->v, (void *)(uintptr_t)out->buf, out->count, out->dt, out->bytes, ok, comm);
+}
+
+#define USE_MPI (-1) /* from the shared bodies below: the caller makes the PMPI_ call */
+
+/* Gather (the root receives size blocks) and scatter (the root sends them). */
+static int rooted(osmp_coll_t c, const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
+                  MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+    int rank, size, gather = c == OSMP_COLL_GATHER;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+    int at_root = rank == root, in_pl = at_root && (gather ? sendbuf : recvbuf) == MPI_IN_PLACE;
+    /* One block as this rank describes it: by the root's vector type at the root, by its own side elsewhere. */
+    long block = at_root == gather ? osmp__mpi_bytes(rdt, rcount) : osmp__mpi_bytes(sdt, scount);
+    struct osmp__mpi_comm *s = movement_state(comm, c, block < 0 ? -1 : block * size);
+    if (!s || root < 0 || root >= size) return USE_MPI;
+    if (!block) return osmp__mpi_done(s, c, OSMP_OK); /* every rank has no bytes */
+    /* Counts of the root's vector are only read at the root (elsewhere they may be anything). */
+    struct side in, out;
+    if (gather) {
+        in = (struct side){sendbuf, scount, sdt, in_pl ? -1 : block, NULL};
+        out = (struct side){recvbuf, at_root ? rcount * size : 0, rdt, at_root ? block * size : -1, NULL};
+    } else {
+        in = (struct side){sendbuf, at_root ? scount * size : 0, sdt, at_root ? block * size : -1, NULL};
+        out = (struct side){recvbuf, rcount, rdt, in_pl ? -1 : block, NULL};
+    }
+    int rc = open_views(&in, &out, gather && in_pl, comm);
+    if (!rc && gather)
+        rc = s->multinode ? osmp__mpi_hier_gather(s, in.v, out.v, (size_t)block, root)
+                          : osmp_gather(s->team, in_pl ? OSMP_IN_PLACE : in.v, out.v, (size_t)block, OSMP_UINT8, root);
+    else if (!rc) /* in place, the root's block stays where it is in the send buffer */
+        rc = s->multinode ? osmp__mpi_hier_scatter(s, in.v, in_pl ? (char *)in.v + (size_t)root * (size_t)block : out.v,
+                                                   (size_t)block, root)
+                          : osmp_scatter(s->team, in.v, in_pl ? OSMP_IN_PLACE : out.v, (size_t)block, OSMP_UINT8, root);
+    close_views(&in, &out, !rc, comm);
+    return osmp__mpi_done(s, c, rc);
+}
+
+/* Allgather (each rank sends one block) and alltoall (size blocks): every rank
+ * receives size blocks; in place, they are also the input. */
+static int everyone(osmp_coll_t c, const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
+                    MPI_Datatype rdt, MPI_Comm comm)
+{
+    int size, in_pl = sendbuf == MPI_IN_PLACE;
+    PMPI_Comm_size(comm, &size);
+    int sent = c == OSMP_COLL_ALLTOALL ? size : 1; /* blocks each rank sends */
+    long block = osmp__mpi_bytes(rdt, rcount);
+    struct osmp__mpi_comm *s = movement_state(comm, c, block < 0 ? -1 : block * size);
+    if (!s) return USE_MPI;
+    if (!block) return osmp__mpi_done(s, c, OSMP_OK); /* every rank has no bytes */
+    struct side in = {sendbuf, in_pl ? 0 : scount * sent, sdt, in_pl ? -1 : block * sent, NULL};
+    struct side out = {recvbuf, rcount * size, rdt, block * size, NULL};
+    int rc = open_views(&in, &out, in_pl, comm);
+    const void *mine = in_pl ? OSMP_IN_PLACE : in.v;
+    if (!rc && c == OSMP_COLL_ALLTOALL)
+        rc = osmp_alltoall(s->team, mine, out.v, (size_t)block, OSMP_UINT8);
+    else if (!rc)
+        rc = s->multinode ? osmp__mpi_hier_allgather(s, in.v, out.v, (size_t)block)
+                          : osmp_allgather(s->team, mine, out.v, (size_t)block, OSMP_UINT8);
+    close_views(&in, &out, !rc, comm);
+    return osmp__mpi_done(s, c, rc);
+}
+
 EXPORT int MPI_Gather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount, MPI_Datatype rdt,
                       int root, MPI_Comm comm)
 {
-    int rank, size;
-    PMPI_Comm_rank(comm, &rank);
-    PMPI_Comm_size(comm, &size);
-    int at_root = rank == root, in_pl = at_root && sendbuf == MPI_IN_PLACE;
-    long block = at_root ? osmp__mpi_bytes(rdt, rcount) : osmp__mpi_bytes(sdt, scount);
-    struct osmp__mpi_comm *s = movement_state(comm, OSMP_COLL_GATHER, block < 0 ? -1 : block * size);
-    if (!s || root < 0 || root >= size) return PMPI_Gather(sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm);
-    void *in = NULL, *out = NULL;
-    int rc = in_pl ? OSMP_OK : osmp__mpi_view(sendbuf, scount, sdt, block, 1, comm, &in);
-    if (!rc && at_root) rc = osmp__mpi_view(recvbuf, rcount * size, rdt, block * size, in_pl, comm, &out);
-    if (!rc)
-        rc = s->multinode ? osmp__mpi_hier_gather(s, in_pl ? NULL : in, out, (size_t)block, root)
-                          : osmp_gather(s->team, in_pl ? OSMP_IN_PLACE : in, out, (size_t)block, OSMP_UINT8, root);
-    osmp__mpi_unview(in, (void *)(uintptr_t)sendbuf, scount, sdt, block, 0, comm);
-    osmp__mpi_unview(out, recvbuf, rcount * size, rdt, block * size, !rc, comm);
-    return osmp__mpi_done(s, OSMP_COLL_GATHER, rc);
-}
-
-EXPORT int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
-                         MPI_Datatype rdt, MPI_Comm comm)
-{
-    int size;
-    PMPI_Comm_size(comm, &size);
-    int in_pl = sendbuf == MPI_IN_PLACE;
-    long block = osmp__mpi_bytes(rdt, rcount);
-    struct osmp__mpi_comm *s = movement_state(comm, OSMP_COLL_ALLGATHER, block < 0 ? -1 : block * size);
-    if (!s) return PMPI_Allgather(sendbuf, scount, sdt, recvbuf, rcount, rdt, comm);
-    void *in = NULL, *out = NULL;
-    int rc = in_pl ? OSMP_OK : osmp__mpi_view(sendbuf, scount, sdt, block, 1, comm, &in);
-    if (!rc) rc = osmp__mpi_view(recvbuf, rcount * size, rdt, block * size, in_pl, comm, &out);
-    if (!rc)
-        rc = s->multinode ? osmp__mpi_hier_allgather(s, in_pl ? NULL : in, out, (size_t)block)
-                          : osmp_allgather(s->team, in_pl ? OSMP_IN_PLACE : in, out, (size_t)block, OSMP_UINT8);
-    osmp__mpi_unview(in, (void *)(uintptr_t)sendbuf, scount, sdt, block, 0, comm);
-    osmp__mpi_unview(out, recvbuf, rcount * size, rdt, block * size, !rc, comm);
-    return osmp__mpi_done(s, OSMP_COLL_ALLGATHER, rc);
+    int rc = rooted(OSMP_COLL_GATHER, sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm);
+    return rc == USE_MPI ? PMPI_Gather(sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm) : rc;
 }
 
 EXPORT int MPI_Scatter(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
                        MPI_Datatype rdt, int root, MPI_Comm comm)
 {
-    int rank, size;
-    PMPI_Comm_rank(comm, &rank);
-    PMPI_Comm_size(comm, &size);
-    int at_root = rank == root, in_pl = at_root && recvbuf == MPI_IN_PLACE;
-    long block = at_root ? osmp__mpi_bytes(sdt, scount) : osmp__mpi_bytes(rdt, rcount);
-    struct osmp__mpi_comm *s = movement_state(comm, OSMP_COLL_SCATTER, block < 0 ? -1 : block * size);
-    if (!s || root < 0 || root >= size) return PMPI_Scatter(sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm);
-    void *in = NULL, *out = NULL;
-    int rc = at_root ? osmp__mpi_view(sendbuf, scount * size, sdt, block * size, 1, comm, &in) : OSMP_OK;
-    if (!rc && !in_pl) rc = osmp__mpi_view(recvbuf, rcount, rdt, block, 0, comm, &out);
-    if (!rc)
-        rc = s->multinode ? osmp__mpi_hier_scatter(s, in, in_pl ? (char *)in + (size_t)root * (size_t)block : out, (size_t)block, root)
-                          : osmp_scatter(s->team, in, in_pl ? OSMP_IN_PLACE : out, (size_t)block, OSMP_UINT8, root);
-    osmp__mpi_unview(in, (void *)(uintptr_t)sendbuf, scount * size, sdt, block * size, 0, comm);
-    osmp__mpi_unview(out, recvbuf, rcount, rdt, block, !rc, comm);
-    return osmp__mpi_done(s, OSMP_COLL_SCATTER, rc);
+    int rc = rooted(OSMP_COLL_SCATTER, sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm);
+    return rc == USE_MPI ? PMPI_Scatter(sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm) : rc;
+}
+
+EXPORT int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
+                         MPI_Datatype rdt, MPI_Comm comm)
+{
+    int rc = everyone(OSMP_COLL_ALLGATHER, sendbuf, scount, sdt, recvbuf, rcount, rdt, comm);
+    return rc == USE_MPI ? PMPI_Allgather(sendbuf, scount, sdt, recvbuf, rcount, rdt, comm) : rc;
 }
 
 EXPORT int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
                         MPI_Datatype rdt, MPI_Comm comm)
 {
-    int size;
-    PMPI_Comm_size(comm, &size);
-    int in_pl = sendbuf == MPI_IN_PLACE;
-    long block = osmp__mpi_bytes(rdt, rcount);
-    struct osmp__mpi_comm *s = movement_state(comm, OSMP_COLL_ALLTOALL, block < 0 ? -1 : block * size);
-    if (!s) return PMPI_Alltoall(sendbuf, scount, sdt, recvbuf, rcount, rdt, comm);
-    void *in = NULL, *out = NULL;
-    int rc = in_pl ? OSMP_OK : osmp__mpi_view(sendbuf, scount * size, sdt, block * size, 1, comm, &in);
-    if (!rc) rc = osmp__mpi_view(recvbuf, rcount * size, rdt, block * size, in_pl, comm, &out);
-    if (!rc) rc = osmp_alltoall(s->team, in_pl ? OSMP_IN_PLACE : in, out, (size_t)block, OSMP_UINT8);
-    osmp__mpi_unview(in, (void *)(uintptr_t)sendbuf, scount * size, sdt, block * size, 0, comm);
-    osmp__mpi_unview(out, recvbuf, rcount * size, rdt, block * size, !rc, comm);
-    return osmp__mpi_done(s, OSMP_COLL_ALLTOALL, rc);
+    int rc = everyone(OSMP_COLL_ALLTOALL, sendbuf, scount, sdt, recvbuf, rcount, rdt, comm);
+    return rc == USE_MPI ? PMPI_Alltoall(sendbuf, scount, sdt, recvbuf, rcount, rdt, comm) : rc;
 }
 
 EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,

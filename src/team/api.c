@@ -81,35 +81,34 @@ int osmp_bcast(osmp_team_t h, void *buf, size_t count, osmp_dtype_t dtype, int r
     return run(t, OSMP_COLL_BCAST, &a, dtype, 0);
 }
 
-int osmp_reduce(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype, osmp_op_t op,
-                int root)
+/* Reduce (rooted: only the root needs recvbuf, only the root may be in place)
+ * and allreduce (root 0). */
+static int reduction(osmp_team_t h, osmp_coll_t c, const void *sendbuf, void *recvbuf, size_t count,
+                     osmp_dtype_t dtype, osmp_op_t op, int root)
 {
     CHECK_TEAM(h, t);
-    struct osmp__args a = {.count = count, .root = root};
+    struct osmp__args a = {.count = count, .out = recvbuf, .root = root};
     int rc = osmp__reduce_fn_get(dtype, op, &a.fn);
     if (rc) return rc;
     a.esize = esize_of(dtype, count, 1);
-    if (!a.esize || root < 0 || root >= t->coll.size) return OSMP_ERR_INVALID_ARG;
-    int in_place = sendbuf == OSMP_IN_PLACE;
-    if (recvbuf == OSMP_IN_PLACE ||
-        (count && ((t->coll.rank == root && !recvbuf) || !sendbuf || (in_place && t->coll.rank != root))))
+    int rooted = c == OSMP_COLL_REDUCE, me = t->coll.rank, in_place = sendbuf == OSMP_IN_PLACE;
+    if (!a.esize || root < 0 || root >= t->coll.size || recvbuf == OSMP_IN_PLACE ||
+        (count && (!sendbuf || ((!rooted || me == root) && !recvbuf) || (in_place && rooted && me != root))))
         return OSMP_ERR_INVALID_ARG;
     a.in = in_place ? recvbuf : sendbuf;
-    a.out = recvbuf;
-    return run(t, OSMP_COLL_REDUCE, &a, dtype, op);
+    return run(t, c, &a, dtype, op);
+}
+
+int osmp_reduce(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype, osmp_op_t op,
+                int root)
+{
+    return reduction(h, OSMP_COLL_REDUCE, sendbuf, recvbuf, count, dtype, op, root);
 }
 
 int osmp_allreduce(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype,
                    osmp_op_t op)
 {
-    CHECK_TEAM(h, t);
-    struct osmp__args a = {.count = count, .out = recvbuf};
-    int rc = osmp__reduce_fn_get(dtype, op, &a.fn);
-    if (rc) return rc;
-    a.esize = esize_of(dtype, count, 1);
-    if (!a.esize || (count && (!sendbuf || !recvbuf)) || recvbuf == OSMP_IN_PLACE) return OSMP_ERR_INVALID_ARG;
-    a.in = sendbuf == OSMP_IN_PLACE ? recvbuf : sendbuf;
-    return run(t, OSMP_COLL_ALLREDUCE, &a, dtype, op);
+    return reduction(h, OSMP_COLL_ALLREDUCE, sendbuf, recvbuf, count, dtype, op, 0);
 }
 
 /* Rooted data movement: the root's buffer holds size blocks; the root's own
