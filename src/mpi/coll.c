@@ -20,8 +20,9 @@ static struct osmp__mpi_comm *movement_state(MPI_Comm comm, osmp_coll_t c, long 
 static struct osmp__mpi_comm *reduction_state(MPI_Comm comm, MPI_Datatype dt, MPI_Op op, int count, osmp_coll_t c,
                                           osmp_dtype_t *odt, osmp_op_t *oop)
 {
-    if (count < 0 || osmp__mpi_dtype(dt, odt)) return (void)osmp__mpi_pass(c, R_DTYPE), NULL;
-    if (osmp__mpi_op(op, *odt, oop)) return (void)osmp__mpi_pass(c, R_OP), NULL;
+    unsigned ops;
+    if (count < 0 || osmp__mpi_dtype(dt, odt, &ops)) return (void)osmp__mpi_pass(c, R_DTYPE), NULL;
+    if (osmp__mpi_op(op, ops, oop)) return (void)osmp__mpi_pass(c, R_OP), NULL;
     struct osmp__mpi_comm *s = osmp__mpi_state(comm, c);
     if (s && s->size == 1 && (*oop == OSMP_LAND || *oop == OSMP_LOR || *oop == OSMP_LXOR))
         return (void)osmp__mpi_pass(c, R_LONE_LOGICAL), NULL;

@@ -91,10 +91,11 @@ static inline const void *osmp__mpi_in_place(const void *buf)
 void osmp__mpi_types_init(void);
 /* Size of a datatype that moves as plain bytes (predefined, contiguous), or -1. */
 int osmp__mpi_plain_size(MPI_Datatype dt);
-/* The OSMP datatype of a predefined MPI datatype that reduces on OSMP; -1 if none. */
-int osmp__mpi_dtype(MPI_Datatype dt, osmp_dtype_t *out);
-/* The OSMP operation of op on dt; -1 if MPI must answer (user op, MAXLOC, undefined pair). */
-int osmp__mpi_op(MPI_Op op, osmp_dtype_t dt, osmp_op_t *out);
+/* The OSMP datatype of a predefined MPI datatype that reduces on OSMP, and the
+ * operations MPI defines on it (a bit per osmp_op_t); -1 if none. */
+int osmp__mpi_dtype(MPI_Datatype dt, osmp_dtype_t *out, unsigned *ops);
+/* The OSMP operation of op; -1 if MPI must answer (user op, MAXLOC, a pair MPI does not define). */
+int osmp__mpi_op(MPI_Op op, unsigned ops, osmp_op_t *out);
 /* Bytes of count elements of dt, -1 if MPI would reject them. */
 long osmp__mpi_bytes(MPI_Datatype dt, int count);
 /* A contiguous view of count elements of dt at buf (see types.c); OSMP_OK or OSMP_ERR_NO_MEMORY. */

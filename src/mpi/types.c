@@ -14,49 +14,83 @@
 static struct {
     MPI_Datatype dt;
     int size;
-    int odt; /* osmp_dtype_t, or -1 for types that only move (bytes, chars) */
-} known[32];
+    int odt;      /* osmp_dtype_t, or -1 for types that only move (bytes, chars, Fortran LOGICAL) */
+    unsigned ops; /* bit per osmp_op_t: the operations MPI defines on this type */
+} known[64];
 static int nknown;
 
-#define BY_SIZE (-2) /* an integer type: the OSMP type follows its size and signedness */
-#define MOVE_ONLY (-1)
+#define OPS_ARITH (1u << OSMP_SUM | 1u << OSMP_PROD | 1u << OSMP_MIN | 1u << OSMP_MAX)
+#define OPS_BITWISE (1u << OSMP_BAND | 1u << OSMP_BOR | 1u << OSMP_BXOR)
+#define OPS_LOGICAL (1u << OSMP_LAND | 1u << OSMP_LOR | 1u << OSMP_LXOR)
 
-static void add_known(MPI_Datatype dt, int odt, int is_signed)
+/* How a type maps to OSMP's, decided by its size where the language leaves it open. */
+enum kind {
+    C_INT,   /* a C integer: every operation */
+    F_INT,   /* a Fortran INTEGER: no logical operations (MPI defines them on LOGICAL) */
+    FLOATING, /* float or double by size: arithmetic and MIN/MAX */
+    MOVE,    /* only moves */
+};
+
+static void add_known(MPI_Datatype dt, enum kind kind, int is_signed)
 {
     int size;
-    if (dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS) return;
-    if (odt == BY_SIZE)
+    if (dt == MPI_DATATYPE_NULL || nknown == (int)(sizeof(known) / sizeof(known[0])) ||
+        PMPI_Type_size(dt, &size) != MPI_SUCCESS)
+        return;
+    int odt = -1;
+    unsigned ops = 0;
+    if ((kind == C_INT || kind == F_INT) && (size == 1 || size == 2 || size == 4 || size == 8)) {
         odt = (is_signed ? (int)OSMP_INT8 : (int)OSMP_UINT8) + (size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3);
+        ops = OPS_ARITH | OPS_BITWISE | (kind == C_INT ? OPS_LOGICAL : 0);
+    } else if (kind == FLOATING && (size == (int)sizeof(float) || size == (int)sizeof(double))) {
+        odt = size == (int)sizeof(float) ? OSMP_FLOAT : OSMP_DOUBLE;
+        ops = OPS_ARITH;
+    }
     known[nknown].dt = dt;
     known[nknown].size = size;
     known[nknown].odt = odt;
+    known[nknown].ops = ops;
     nknown++;
 }
 
 void osmp__mpi_types_init(void)
 {
-    add_known(MPI_DOUBLE, OSMP_DOUBLE, 0); /* most frequent first */
-    add_known(MPI_INT, BY_SIZE, 1);
-    add_known(MPI_FLOAT, OSMP_FLOAT, 0);
-    add_known(MPI_LONG, BY_SIZE, 1);
-    add_known(MPI_BYTE, MOVE_ONLY, 0);
-    add_known(MPI_CHAR, MOVE_ONLY, 0);
-    add_known(MPI_UNSIGNED_CHAR, BY_SIZE, 0);
-    add_known(MPI_SIGNED_CHAR, BY_SIZE, 1);
-    add_known(MPI_SHORT, BY_SIZE, 1);
-    add_known(MPI_UNSIGNED_SHORT, BY_SIZE, 0);
-    add_known(MPI_UNSIGNED, BY_SIZE, 0);
-    add_known(MPI_UNSIGNED_LONG, BY_SIZE, 0);
-    add_known(MPI_LONG_LONG, BY_SIZE, 1);
-    add_known(MPI_UNSIGNED_LONG_LONG, BY_SIZE, 0);
-    add_known(MPI_INT8_T, BY_SIZE, 1);
-    add_known(MPI_INT16_T, BY_SIZE, 1);
-    add_known(MPI_INT32_T, BY_SIZE, 1);
-    add_known(MPI_INT64_T, BY_SIZE, 1);
-    add_known(MPI_UINT8_T, BY_SIZE, 0);
-    add_known(MPI_UINT16_T, BY_SIZE, 0);
-    add_known(MPI_UINT32_T, BY_SIZE, 0);
-    add_known(MPI_UINT64_T, BY_SIZE, 0);
+    add_known(MPI_DOUBLE, FLOATING, 1); /* most frequent first */
+    add_known(MPI_INT, C_INT, 1);
+    add_known(MPI_FLOAT, FLOATING, 1);
+    add_known(MPI_LONG, C_INT, 1);
+    add_known(MPI_BYTE, MOVE, 0);
+    add_known(MPI_CHAR, MOVE, 0);
+    add_known(MPI_UNSIGNED_CHAR, C_INT, 0);
+    add_known(MPI_SIGNED_CHAR, C_INT, 1);
+    add_known(MPI_SHORT, C_INT, 1);
+    add_known(MPI_UNSIGNED_SHORT, C_INT, 0);
+    add_known(MPI_UNSIGNED, C_INT, 0);
+    add_known(MPI_UNSIGNED_LONG, C_INT, 0);
+    add_known(MPI_LONG_LONG, C_INT, 1);
+    add_known(MPI_UNSIGNED_LONG_LONG, C_INT, 0);
+    add_known(MPI_INT8_T, C_INT, 1);
+    add_known(MPI_INT16_T, C_INT, 1);
+    add_known(MPI_INT32_T, C_INT, 1);
+    add_known(MPI_INT64_T, C_INT, 1);
+    add_known(MPI_UINT8_T, C_INT, 0);
+    add_known(MPI_UINT16_T, C_INT, 0);
+    add_known(MPI_UINT32_T, C_INT, 0);
+    add_known(MPI_UINT64_T, C_INT, 0);
+    /* Fortran's, as the C handles of the MPI library (MPI_DATATYPE_NULL where
+     * the library was built without them: skipped). LOGICAL's true differs
+     * between compilers: it only moves. */
+    add_known(MPI_INTEGER, F_INT, 1);
+    add_known(MPI_INTEGER1, F_INT, 1);
+    add_known(MPI_INTEGER2, F_INT, 1);
+    add_known(MPI_INTEGER4, F_INT, 1);
+    add_known(MPI_INTEGER8, F_INT, 1);
+    add_known(MPI_REAL, FLOATING, 1);
+    add_known(MPI_REAL4, FLOATING, 1);
+    add_known(MPI_REAL8, FLOATING, 1);
+    add_known(MPI_DOUBLE_PRECISION, FLOATING, 1);
+    add_known(MPI_LOGICAL, MOVE, 0);
+    add_known(MPI_CHARACTER, MOVE, 0);
 }
 
 int osmp__mpi_plain_size(MPI_Datatype dt)
@@ -77,19 +111,20 @@ int osmp__mpi_plain_size(MPI_Datatype dt)
     return size;
 }
 
-int osmp__mpi_dtype(MPI_Datatype dt, osmp_dtype_t *out)
+int osmp__mpi_dtype(MPI_Datatype dt, osmp_dtype_t *out, unsigned *ops)
 {
     osmp__mpi_setup();
     for (int i = 0; i < nknown; i++)
         if (known[i].dt == dt) {
             if (known[i].odt < 0) return -1;
             *out = (osmp_dtype_t)known[i].odt;
+            *ops = known[i].ops;
             return 0;
         }
     return -1;
 }
 
-int osmp__mpi_op(MPI_Op op, osmp_dtype_t dt, osmp_op_t *out)
+int osmp__mpi_op(MPI_Op op, unsigned ops, osmp_op_t *out)
 {
     if (op == MPI_SUM) *out = OSMP_SUM;
     else if (op == MPI_PROD) *out = OSMP_PROD;
@@ -102,9 +137,7 @@ int osmp__mpi_op(MPI_Op op, osmp_dtype_t dt, osmp_op_t *out)
     else if (op == MPI_BOR) *out = OSMP_BOR;
     else if (op == MPI_BXOR) *out = OSMP_BXOR;
     else return -1;
-    /* MPI defines logical and bitwise operations on integers only. */
-    if ((dt == OSMP_FLOAT || dt == OSMP_DOUBLE) && *out > OSMP_MAX) return -1;
-    return 0;
+    return ops >> *out & 1 ? 0 : -1; /* a pair MPI does not define: MPI raises the error */
 }
 
 /* ---------------------------------------------------------------- views */
@@ -116,25 +149,46 @@ long osmp__mpi_bytes(MPI_Datatype dt, int count)
     return (long)size * count;
 }
 
+/* Pack count elements of dt at buf into v (or unpack v into them). MPI_BOTTOM
+ * with a datatype of absolute addresses is valid MPI, but MPICH 4.0.2 refuses a
+ * NULL buffer (pmodels/mpich#6410): there the same bytes are described from
+ * address 1 by a datatype shifted by -1. */
+static void pack(const void *buf, int count, MPI_Datatype dt, void *v, long bytes, int unpack, MPI_Comm comm)
+{
+    int pos = 0;
+    MPI_Datatype shifted = MPI_DATATYPE_NULL;
+    if (buf == MPI_BOTTOM) {
+        MPI_Aint minus_one = -1;
+        if (PMPI_Type_create_struct(1, &count, &minus_one, &dt, &shifted) == MPI_SUCCESS &&
+            PMPI_Type_commit(&shifted) == MPI_SUCCESS) {
+            buf = (const char *)MPI_BOTTOM + 1;
+            dt = shifted;
+            count = 1;
+        }
+    }
+    if (unpack)
+        PMPI_Unpack(v, (int)bytes, &pos, (void *)(uintptr_t)buf, count, dt, comm);
+    else
+        PMPI_Pack(buf, count, dt, v, (int)bytes, &pos, comm);
+    if (shifted != MPI_DATATYPE_NULL) PMPI_Type_free(&shifted);
+}
+
 /* A contiguous view of count elements of dt at buf, in *v: buf itself for a
  * plain datatype or no bytes at all (a NULL buffer with a zero count is valid
- * MPI); else a buffer of its own, packed from buf if `pack`. OSMP_OK, or
+ * MPI); else a buffer of its own, packed from buf if `pack_it`. OSMP_OK, or
  * OSMP_ERR_NO_MEMORY. */
-int osmp__mpi_view(const void *buf, int count, MPI_Datatype dt, long bytes, int pack, MPI_Comm comm, void **v)
+int osmp__mpi_view(const void *buf, int count, MPI_Datatype dt, long bytes, int pack_it, MPI_Comm comm, void **v)
 {
     *v = (void *)(uintptr_t)buf;
     if (bytes == 0 || osmp__mpi_plain_size(dt) > 0) return OSMP_OK;
     if (!(*v = malloc((size_t)bytes))) return OSMP_ERR_NO_MEMORY;
-    int pos = 0;
-    if (pack) PMPI_Pack(buf, count, dt, *v, (int)bytes, &pos, comm);
+    if (pack_it) pack(buf, count, dt, *v, bytes, 0, comm);
     return OSMP_OK;
 }
 
 void osmp__mpi_unview(void *v, void *buf, int count, MPI_Datatype dt, long bytes, int unpack, MPI_Comm comm)
 {
-    int pos = 0;
     if (v == buf || !v) return;
-    if (unpack) PMPI_Unpack(v, (int)bytes, &pos, buf, count, dt, comm);
+    if (unpack) pack(buf, count, dt, v, bytes, 1, comm);
     free(v);
 }
-

@@ -1,0 +1,397 @@
+/*
+ * libosmp_mpi: the Fortran entry points of the collectives (mpif.h, `use mpi`,
+ * and Open MPI's `use mpi_f08`), so that Fortran programs reach the
+ * interposed C calls of coll.c.
+ *
+ * Why: Open MPI's Fortran layer (libmpi_mpifh: ompi_allreduce_f, aliased to
+ * mpi_allreduce_ and the other manglings; libmpi_usempif08: mpi_allreduce_f08_,
+ * which calls ompi_allreduce_f) calls PMPI_Allreduce directly, past any C
+ * interposer. MPICH's Fortran layer (libmpichfort) calls the C MPI_ functions,
+ * so it reached us already; defining the symbols here replaces its wrappers
+ * with ones that translate exactly as it does (below).
+ *
+ * Each entry point converts the handles (MPI_*_f2c), the Fortran sentinels
+ * MPI_IN_PLACE and MPI_BOTTOM to the C ones, calls the C MPI_ function and
+ * stores the code in ierr (when present: an f08 ierror is optional). The C
+ * call binds to libosmp_mpi's own MPI_Allreduce (linked -Bsymbolic-functions),
+ * wherever the MPI library sits in the link order; a call coll.c does not
+ * intercept (MPI_Gatherv, ...) lands in the MPI library.
+ *
+ * Which arguments may be a sentinel is copied from both libraries' wrappers
+ * (their disassembly agrees): every buffer may be MPI_BOTTOM; the send buffer
+ * may be MPI_IN_PLACE, except in scatter and scatterv where the receive buffer
+ * may; bcast's buffer only MPI_BOTTOM.
+ *
+ * Sentinels: what the program passes is the address of a Fortran variable.
+ *  - Open MPI: the common blocks /mpi_fortran_in_place/ and /mpi_fortran_bottom/
+ *    (mpif-sentinels.h; mpi_f08 declares the same). Defined (as BSS) by libmpi,
+ *    libmpi_usempi_ignore_tkr and libmpi_usempif08, and by the program itself
+ *    (a common symbol with mpif.h or `use mpi`, a copy relocation with
+ *    `use mpi_f08`); the dynamic linker gives every reference the first
+ *    definition, the program's, so &mpi_fortran_in_place_ here is the address
+ *    the program passes, as it is in ompi_allreduce_f (which compares with
+ *    exactly that GOT entry). The other manglings are checked too where some
+ *    library defines them (none here).
+ *  - MPICH: the common block /MPIPRIV1/ MPI_BOTTOM, MPI_IN_PLACE, ... whose
+ *    addresses mpirinitf_ (libmpichfort, run once by the first Fortran wrapper
+ *    while MPIR_F_NeedInit is set) stores in MPIR_F_MPI_BOTTOM and
+ *    MPIR_F_MPI_IN_PLACE; its wrappers compare with those, and so do we.
+ * All these symbols are weak references: a C program without a Fortran layer
+ * loads fine (they are NULL, and a NULL address is never taken for a sentinel).
+ *
+ * MPICH's mpi_f08 collectives with buffers (mpi_allreduce_f08ts_ ...) are not
+ * defined here: they pass buffers as TS 29113 descriptors and call the C MPI_
+ * functions themselves, so they reach coll.c already. Its mpi_barrier_f08_ and
+ * mpi_finalize_f08_ call PMPI_Barrier and PMPI_Finalize, so those two are.
+ *
+ * MPI_FINALIZE is defined too: Open MPI's calls PMPI_Finalize directly, which
+ * would skip comm.c's MPI_Finalize (the world's OSMP state goes first, and the
+ * OSMP_VERBOSE counts). With OSMP_VERBOSE=1 it first prints how many calls
+ * each Fortran entry point here took.
+ */
+#define _GNU_SOURCE
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/atomic.h"
+#include "common/knobs.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define WEAK __attribute__((weak))
+
+/* ---------------------------------------------------------------- sentinels */
+
+#if defined(OPEN_MPI)
+extern char mpi_fortran_in_place_ WEAK, mpi_fortran_in_place__ WEAK, mpi_fortran_in_place WEAK,
+    MPI_FORTRAN_IN_PLACE WEAK;
+extern char mpi_fortran_bottom_ WEAK, mpi_fortran_bottom__ WEAK, mpi_fortran_bottom WEAK, MPI_FORTRAN_BOTTOM WEAK;
+
+static void f_init(void)
+{
+}
+
+static int is_f_in_place(const void *p)
+{
+    return p && (p == &mpi_fortran_in_place_ || p == &mpi_fortran_in_place__ || p == &mpi_fortran_in_place ||
+                 p == &MPI_FORTRAN_IN_PLACE);
+}
+
+static int is_f_bottom(const void *p)
+{
+    return p && (p == &mpi_fortran_bottom_ || p == &mpi_fortran_bottom__ || p == &mpi_fortran_bottom ||
+                 p == &MPI_FORTRAN_BOTTOM);
+}
+#elif defined(MPICH)
+extern void *MPIR_F_MPI_BOTTOM WEAK, *MPIR_F_MPI_IN_PLACE WEAK;
+extern int MPIR_F_NeedInit WEAK;
+extern void mpirinitf_(void) WEAK;
+
+/* As every MPICH wrapper does first (racy there too; it only stores addresses). */
+static void f_init(void)
+{
+    if (&MPIR_F_NeedInit && MPIR_F_NeedInit && mpirinitf_) {
+        mpirinitf_();
+        MPIR_F_NeedInit = 0;
+    }
+}
+
+static int is_f_in_place(const void *p)
+{
+    return p && &MPIR_F_MPI_IN_PLACE && p == MPIR_F_MPI_IN_PLACE;
+}
+
+static int is_f_bottom(const void *p)
+{
+    return p && &MPIR_F_MPI_BOTTOM && p == MPIR_F_MPI_BOTTOM;
+}
+#else
+#error "fortran.c knows the Fortran sentinels of Open MPI and MPICH only"
+#endif
+
+/* A buffer argument: MPI_BOTTOM, or (where the call allows it) MPI_IN_PLACE. */
+static void *buf_c(void *p, int in_place_allowed)
+{
+    if (is_f_bottom(p)) return MPI_BOTTOM;
+    if (in_place_allowed && is_f_in_place(p)) return MPI_IN_PLACE;
+    return p;
+}
+
+/* ---------------------------------------------------------------- counts */
+
+enum fcall {
+    F_BARRIER, F_BCAST, F_REDUCE, F_ALLREDUCE, F_GATHER, F_ALLGATHER, F_SCATTER, F_RSB, F_ALLTOALL,
+    F_GATHERV, F_SCATTERV, F_ALLGATHERV, F_ALLTOALLV, F_REDUCE_SCATTER, F_SCAN, F_EXSCAN, F_COUNT
+};
+/* The names coll.c prints its counts under, and the others in the same style. */
+static const char *const fcall_names[F_COUNT] = {
+    "barrier",   "bcast",    "reduce",     "allreduce", "gather",         "allgather", "scatter",
+    "reduce_scatter_block",  "alltoall",   "gatherv",   "scatterv",       "allgatherv", "alltoallv",
+    "reduce_scatter",        "scan",       "exscan"};
+static osmp_atomic64_t entered[F_COUNT];
+
+static void enter(enum fcall c)
+{
+    osmp__fetch_add(&entered[c], 1);
+    f_init();
+}
+
+static void set_ierr(MPI_Fint *ierr, int rc)
+{
+    if (ierr) *ierr = (MPI_Fint)rc;
+}
+
+/* A Fortran INTEGER array as C ints: the array itself where MPI_Fint is int
+ * (Open MPI and MPICH here), else a copy of its first n entries (freed by the
+ * caller; NULL on no memory, or for NULL). */
+static int *ints_c(const MPI_Fint *a, int n, int **copy)
+{
+    *copy = NULL;
+    if (sizeof(MPI_Fint) == sizeof(int) || !a) return (int *)(uintptr_t)a;
+    if (n < 0) n = 0;
+    if (!(*copy = malloc(sizeof(int) * (size_t)n + 1))) return NULL;
+    for (int i = 0; i < n; i++) (*copy)[i] = (int)a[i];
+    return *copy;
+}
+
+static int comm_size(MPI_Comm comm)
+{
+    int n = 0;
+    PMPI_Comm_size(comm, &n);
+    return n;
+}
+
+static int comm_rank(MPI_Comm comm)
+{
+    int r = -1;
+    PMPI_Comm_rank(comm, &r);
+    return r;
+}
+
+/* ---------------------------------------------------------------- the calls */
+
+/* Each implementation gets the Fortran names: MPI_X, mpi_x, mpi_x_, mpi_x__, and
+ * under Open MPI mpi_x_f08_ (same arguments: f08 handles are a one-integer
+ * derived type passed by reference, buffers are plain addresses, ierror may
+ * be absent, i.e. NULL). The PMPI_ names stay the MPI library's. */
+#define ALIAS(name, impl, params) EXPORT void name params __attribute__((alias(#impl)));
+#define F08_NAME(lower, impl, params) ALIAS(lower##_f08_, impl, params)
+#if defined(OPEN_MPI)
+#define OMPI_F08_NAME F08_NAME
+#else
+#define OMPI_F08_NAME(lower, impl, params)
+#endif
+#define FORTRAN_NAMES(UPPER, lower, impl, params)                                                             \
+    ALIAS(UPPER, impl, params)                                                                                \
+    ALIAS(lower, impl, params)                                                                                \
+    ALIAS(lower##_, impl, params)                                                                             \
+    ALIAS(lower##__, impl, params)                                                                            \
+    OMPI_F08_NAME(lower, impl, params)
+
+typedef MPI_Fint fint; /* handles, counts and roots, passed by reference */
+
+#define P_BARRIER (fint * comm, fint * ierr)
+static void f_barrier P_BARRIER
+{
+    enter(F_BARRIER);
+    set_ierr(ierr, MPI_Barrier(MPI_Comm_f2c(*comm)));
+}
+FORTRAN_NAMES(MPI_BARRIER, mpi_barrier, f_barrier, P_BARRIER)
+#if defined(MPICH) /* MPICH's mpi_barrier_f08_ calls PMPI_Barrier */
+F08_NAME(mpi_barrier, f_barrier, P_BARRIER)
+#endif
+
+#define P_BCAST (void *buf, fint *count, fint *dt, fint *root, fint *comm, fint *ierr)
+static void f_bcast P_BCAST
+{
+    enter(F_BCAST);
+    set_ierr(ierr, MPI_Bcast(buf_c(buf, 0), (int)*count, MPI_Type_f2c(*dt), (int)*root, MPI_Comm_f2c(*comm)));
+}
+FORTRAN_NAMES(MPI_BCAST, mpi_bcast, f_bcast, P_BCAST)
+
+#define P_REDUCE (void *sbuf, void *rbuf, fint *count, fint *dt, fint *op, fint *root, fint *comm, fint *ierr)
+static void f_reduce P_REDUCE
+{
+    enter(F_REDUCE);
+    set_ierr(ierr, MPI_Reduce(buf_c(sbuf, 1), buf_c(rbuf, 0), (int)*count, MPI_Type_f2c(*dt), MPI_Op_f2c(*op),
+                              (int)*root, MPI_Comm_f2c(*comm)));
+}
+FORTRAN_NAMES(MPI_REDUCE, mpi_reduce, f_reduce, P_REDUCE)
+
+#define P_ALLREDUCE (void *sbuf, void *rbuf, fint *count, fint *dt, fint *op, fint *comm, fint *ierr)
+static void f_allreduce P_ALLREDUCE
+{
+    enter(F_ALLREDUCE);
+    set_ierr(ierr, MPI_Allreduce(buf_c(sbuf, 1), buf_c(rbuf, 0), (int)*count, MPI_Type_f2c(*dt), MPI_Op_f2c(*op),
+                                 MPI_Comm_f2c(*comm)));
+}
+FORTRAN_NAMES(MPI_ALLREDUCE, mpi_allreduce, f_allreduce, P_ALLREDUCE)
+
+#define P_GATHER                                                                                              \
+    (void *sbuf, fint *scount, fint *sdt, void *rbuf, fint *rcount, fint *rdt, fint *root, fint *comm, fint *ierr)
+static void f_gather P_GATHER
+{
+    enter(F_GATHER);
+    set_ierr(ierr, MPI_Gather(buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), (int)*rcount,
+                              MPI_Type_f2c(*rdt), (int)*root, MPI_Comm_f2c(*comm)));
+}
+FORTRAN_NAMES(MPI_GATHER, mpi_gather, f_gather, P_GATHER)
+
+#define P_ALLGATHER (void *sbuf, fint *scount, fint *sdt, void *rbuf, fint *rcount, fint *rdt, fint *comm, fint *ierr)
+static void f_allgather P_ALLGATHER
+{
+    enter(F_ALLGATHER);
+    set_ierr(ierr, MPI_Allgather(buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), (int)*rcount,
+                                 MPI_Type_f2c(*rdt), MPI_Comm_f2c(*comm)));
+}
+FORTRAN_NAMES(MPI_ALLGATHER, mpi_allgather, f_allgather, P_ALLGATHER)
+
+#define P_SCATTER P_GATHER
+static void f_scatter P_SCATTER
+{
+    enter(F_SCATTER);
+    set_ierr(ierr, MPI_Scatter(buf_c(sbuf, 0), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 1), (int)*rcount,
+                               MPI_Type_f2c(*rdt), (int)*root, MPI_Comm_f2c(*comm)));
+}
+FORTRAN_NAMES(MPI_SCATTER, mpi_scatter, f_scatter, P_SCATTER)
+
+#define P_RSB (void *sbuf, void *rbuf, fint *rcount, fint *dt, fint *op, fint *comm, fint *ierr)
+static void f_reduce_scatter_block P_RSB
+{
+    enter(F_RSB);
+    set_ierr(ierr, MPI_Reduce_scatter_block(buf_c(sbuf, 1), buf_c(rbuf, 0), (int)*rcount, MPI_Type_f2c(*dt),
+                                            MPI_Op_f2c(*op), MPI_Comm_f2c(*comm)));
+}
+FORTRAN_NAMES(MPI_REDUCE_SCATTER_BLOCK, mpi_reduce_scatter_block, f_reduce_scatter_block, P_RSB)
+
+#define P_ALLTOALL P_ALLGATHER
+static void f_alltoall P_ALLTOALL
+{
+    enter(F_ALLTOALL);
+    set_ierr(ierr, MPI_Alltoall(buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), (int)*rcount,
+                                MPI_Type_f2c(*rdt), MPI_Comm_f2c(*comm)));
+}
+FORTRAN_NAMES(MPI_ALLTOALL, mpi_alltoall, f_alltoall, P_ALLTOALL)
+
+/* ---- the vector calls and scans: no OSMP path in coll.c yet, so these land in
+ * the MPI library's C functions until it intercepts them. Count arrays are read
+ * where MPI reads them (the root's only in gatherv and scatterv). */
+
+#define P_GATHERV                                                                                             \
+    (void *sbuf, fint *scount, fint *sdt, void *rbuf, fint *rcounts, fint *displs, fint *rdt, fint *root,       \
+     fint *comm, fint *ierr)
+static void f_gatherv P_GATHERV
+{
+    enter(F_GATHERV);
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    int n = sizeof(fint) == sizeof(int) || comm_rank(c) != (int)*root ? 0 : comm_size(c), *t1, *t2;
+    int *rc = ints_c(rcounts, n, &t1), *di = ints_c(displs, n, &t2);
+    set_ierr(ierr, (n && (!rc || !di)) ? MPI_ERR_NO_MEM
+                 : MPI_Gatherv(buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), rc, di,
+                               MPI_Type_f2c(*rdt), (int)*root, c));
+    free(t1);
+    free(t2);
+}
+FORTRAN_NAMES(MPI_GATHERV, mpi_gatherv, f_gatherv, P_GATHERV)
+
+#define P_SCATTERV                                                                                            \
+    (void *sbuf, fint *scounts, fint *displs, fint *sdt, void *rbuf, fint *rcount, fint *rdt, fint *root,       \
+     fint *comm, fint *ierr)
+static void f_scatterv P_SCATTERV
+{
+    enter(F_SCATTERV);
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    int n = sizeof(fint) == sizeof(int) || comm_rank(c) != (int)*root ? 0 : comm_size(c), *t1, *t2;
+    int *sc = ints_c(scounts, n, &t1), *di = ints_c(displs, n, &t2);
+    set_ierr(ierr, (n && (!sc || !di)) ? MPI_ERR_NO_MEM
+                 : MPI_Scatterv(buf_c(sbuf, 0), sc, di, MPI_Type_f2c(*sdt), buf_c(rbuf, 1), (int)*rcount,
+                                MPI_Type_f2c(*rdt), (int)*root, c));
+    free(t1);
+    free(t2);
+}
+FORTRAN_NAMES(MPI_SCATTERV, mpi_scatterv, f_scatterv, P_SCATTERV)
+
+#define P_ALLGATHERV                                                                                          \
+    (void *sbuf, fint *scount, fint *sdt, void *rbuf, fint *rcounts, fint *displs, fint *rdt, fint *comm,       \
+     fint *ierr)
+static void f_allgatherv P_ALLGATHERV
+{
+    enter(F_ALLGATHERV);
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    int n = sizeof(fint) == sizeof(int) ? 0 : comm_size(c), *t1, *t2;
+    int *rc = ints_c(rcounts, n, &t1), *di = ints_c(displs, n, &t2);
+    set_ierr(ierr, (n && (!rc || !di)) ? MPI_ERR_NO_MEM
+                 : MPI_Allgatherv(buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), rc, di,
+                                  MPI_Type_f2c(*rdt), c));
+    free(t1);
+    free(t2);
+}
+FORTRAN_NAMES(MPI_ALLGATHERV, mpi_allgatherv, f_allgatherv, P_ALLGATHERV)
+
+#define P_ALLTOALLV                                                                                           \
+    (void *sbuf, fint *scounts, fint *sdispls, fint *sdt, void *rbuf, fint *rcounts, fint *rdispls, fint *rdt,  \
+     fint *comm, fint *ierr)
+static void f_alltoallv P_ALLTOALLV
+{
+    enter(F_ALLTOALLV);
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    int n = sizeof(fint) == sizeof(int) ? 0 : comm_size(c), *t[4];
+    int *sc = ints_c(scounts, n, &t[0]), *sd = ints_c(sdispls, n, &t[1]);
+    int *rc = ints_c(rcounts, n, &t[2]), *rd = ints_c(rdispls, n, &t[3]);
+    set_ierr(ierr, (n && (!sc || !sd || !rc || !rd)) ? MPI_ERR_NO_MEM
+                 : MPI_Alltoallv(buf_c(sbuf, 1), sc, sd, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), rc, rd,
+                                 MPI_Type_f2c(*rdt), c));
+    for (int i = 0; i < 4; i++) free(t[i]);
+}
+FORTRAN_NAMES(MPI_ALLTOALLV, mpi_alltoallv, f_alltoallv, P_ALLTOALLV)
+
+#define P_REDUCE_SCATTER (void *sbuf, void *rbuf, fint *rcounts, fint *dt, fint *op, fint *comm, fint *ierr)
+static void f_reduce_scatter P_REDUCE_SCATTER
+{
+    enter(F_REDUCE_SCATTER);
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    int n = sizeof(fint) == sizeof(int) ? 0 : comm_size(c), *t1;
+    int *rc = ints_c(rcounts, n, &t1);
+    set_ierr(ierr, (n && !rc) ? MPI_ERR_NO_MEM
+                 : MPI_Reduce_scatter(buf_c(sbuf, 1), buf_c(rbuf, 0), rc, MPI_Type_f2c(*dt), MPI_Op_f2c(*op), c));
+    free(t1);
+}
+FORTRAN_NAMES(MPI_REDUCE_SCATTER, mpi_reduce_scatter, f_reduce_scatter, P_REDUCE_SCATTER)
+
+#define P_SCAN P_ALLREDUCE
+static void f_scan P_SCAN
+{
+    enter(F_SCAN);
+    set_ierr(ierr, MPI_Scan(buf_c(sbuf, 1), buf_c(rbuf, 0), (int)*count, MPI_Type_f2c(*dt), MPI_Op_f2c(*op),
+                            MPI_Comm_f2c(*comm)));
+}
+FORTRAN_NAMES(MPI_SCAN, mpi_scan, f_scan, P_SCAN)
+
+static void f_exscan P_SCAN
+{
+    enter(F_EXSCAN);
+    set_ierr(ierr, MPI_Exscan(buf_c(sbuf, 1), buf_c(rbuf, 0), (int)*count, MPI_Type_f2c(*dt), MPI_Op_f2c(*op),
+                              MPI_Comm_f2c(*comm)));
+}
+FORTRAN_NAMES(MPI_EXSCAN, mpi_exscan, f_exscan, P_SCAN)
+
+/* ---------------------------------------------------------------- finalize */
+
+#define P_FINALIZE (fint * ierr)
+static void f_finalize P_FINALIZE
+{
+    f_init();
+    if (atoi(osmp__knob_str(OSMP_KNOB_VERBOSE)) > 0) {
+        int rank = comm_rank(MPI_COMM_WORLD);
+        for (int c = 0; c < F_COUNT; c++) {
+            long n = (long)osmp__load_relaxed(&entered[c]);
+            if (n) fprintf(stderr, "osmp-mpi: rank %d: Fortran %-20s %ld calls\n", rank, fcall_names[c], n);
+        }
+    }
+    set_ierr(ierr, MPI_Finalize());
+}
+FORTRAN_NAMES(MPI_FINALIZE, mpi_finalize, f_finalize, P_FINALIZE)
+#if defined(MPICH) /* MPICH's mpi_finalize_f08_ calls PMPI_Finalize */
+F08_NAME(mpi_finalize, f_finalize, P_FINALIZE)
+#endif
