@@ -515,6 +515,7 @@ OSMP_EXPORT const struct osmp_plan *osmp_team_plan(osmp_team_t team);
 #define OSMP_COLL_ROOTED 1u  /* takes a root */
 #define OSMP_COLL_REDUCES 2u /* takes an operation */
 #define OSMP_COLL_BLOCKS 4u  /* count is one participant's block; size blocks make the vector */
+#define OSMP_COLL_VECTOR 8u  /* blocks of different counts, at displacements (the "v" variants) */
 #define OSMP_COLL_MAP(X)                                                                                     \
     X(BARRIER, barrier, 0)                                                                                   \
     X(BCAST, bcast, OSMP_COLL_ROOTED)                                                                        \
@@ -524,7 +525,14 @@ OSMP_EXPORT const struct osmp_plan *osmp_team_plan(osmp_team_t team);
     X(ALLGATHER, allgather, OSMP_COLL_BLOCKS)                                                                \
     X(SCATTER, scatter, OSMP_COLL_ROOTED | OSMP_COLL_BLOCKS)                                                 \
     X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, OSMP_COLL_REDUCES | OSMP_COLL_BLOCKS)                      \
-    X(ALLTOALL, alltoall, OSMP_COLL_BLOCKS)
+    X(ALLTOALL, alltoall, OSMP_COLL_BLOCKS)                                                                  \
+    X(GATHERV, gatherv, OSMP_COLL_ROOTED | OSMP_COLL_BLOCKS | OSMP_COLL_VECTOR)                               \
+    X(SCATTERV, scatterv, OSMP_COLL_ROOTED | OSMP_COLL_BLOCKS | OSMP_COLL_VECTOR)                             \
+    X(ALLGATHERV, allgatherv, OSMP_COLL_BLOCKS | OSMP_COLL_VECTOR)                                            \
+    X(ALLTOALLV, alltoallv, OSMP_COLL_BLOCKS | OSMP_COLL_VECTOR)                                              \
+    X(REDUCE_SCATTER, reduce_scatter, OSMP_COLL_REDUCES | OSMP_COLL_BLOCKS | OSMP_COLL_VECTOR)                \
+    X(SCAN, scan, OSMP_COLL_REDUCES)                                                                         \
+    X(EXSCAN, exscan, OSMP_COLL_REDUCES)
 
 typedef enum {
 #define OSMP__COLL_ENUM(NAME, name, flags) OSMP_COLL_##NAME,
@@ -557,6 +565,36 @@ OSMP_EXPORT int osmp_reduce_scatter_block(osmp_team_t team, const void *sendbuf,
                                           osmp_dtype_t dtype, osmp_op_t op);
 /* Block j of rank i's sendbuf lands in block i of rank j's recvbuf (count elements each). */
 OSMP_EXPORT int osmp_alltoall(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype);
+
+/*
+ * Vector variants, as in MPI: counts and displacements in elements, one per
+ * rank; the arrays are read only where MPI reads them (the root's of gatherv
+ * and scatterv), bytes outside the blocks are left alone, and a participant
+ * needs to know only its own counts (nothing else agrees on the rest).
+ * OSMP_IN_PLACE as MPI allows it: gatherv's sendbuf at the root (its block is
+ * already at displs[root]), scatterv's recvbuf at the root, allgatherv's
+ * sendbuf (my block at displs[rank]), alltoallv's sendbuf (recvbuf holds the
+ * blocks to send, described by recvcounts and rdispls), reduce_scatter's
+ * sendbuf (recvbuf holds the whole input; the result goes to its start).
+ */
+OSMP_EXPORT int osmp_gatherv(osmp_team_t team, const void *sendbuf, size_t sendcount, void *recvbuf,
+                             const size_t *recvcounts, const size_t *displs, osmp_dtype_t dtype, int root);
+OSMP_EXPORT int osmp_scatterv(osmp_team_t team, const void *sendbuf, const size_t *sendcounts, const size_t *displs,
+                              void *recvbuf, size_t recvcount, osmp_dtype_t dtype, int root);
+OSMP_EXPORT int osmp_allgatherv(osmp_team_t team, const void *sendbuf, size_t sendcount, void *recvbuf,
+                                const size_t *recvcounts, const size_t *displs, osmp_dtype_t dtype);
+OSMP_EXPORT int osmp_alltoallv(osmp_team_t team, const void *sendbuf, const size_t *sendcounts, const size_t *sdispls,
+                               void *recvbuf, const size_t *recvcounts, const size_t *rdispls, osmp_dtype_t dtype);
+/* sendbuf holds sum(recvcounts) elements; rank r receives the reduction of its
+ * recvcounts[r] elements (those after the blocks of ranks below it). */
+OSMP_EXPORT int osmp_reduce_scatter(osmp_team_t team, const void *sendbuf, void *recvbuf, const size_t *recvcounts,
+                                    osmp_dtype_t dtype, osmp_op_t op);
+/* Rank r receives the reduction of ranks 0 .. r (scan) or 0 .. r-1 (exscan:
+ * rank 0's recvbuf is left alone), combined in rank order. */
+OSMP_EXPORT int osmp_scan(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype,
+                          osmp_op_t op);
+OSMP_EXPORT int osmp_exscan(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype,
+                            osmp_op_t op);
 
 /* ====================================================================== */
 /* 5. Knobs                                                                */

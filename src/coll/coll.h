@@ -96,12 +96,29 @@ static inline uint64_t osmp__phase(osmp__coll_t t)
 struct osmp__args {
     const void *in;
     void *out;
-    size_t count, esize; /* elements per block, bytes per element */
+    size_t count, esize; /* elements of my block, bytes per element */
+    /* Vector variants: counts and displacements (elements) of the blocks, one
+     * per rank, where this rank knows them (gatherv/scatterv: the root's; NULL
+     * elsewhere and for the uniform collectives, whose block r is count
+     * elements at r * count). Alltoallv: the send side here, the receive side
+     * in counts2/displs2. */
+    const size_t *counts, *displs, *counts2, *displs2;
+    int vector; /* a vector variant: every rank knows it, not every rank has the arrays */
     osmp__reduce_fn fn;
     int root;
     int radix;       /* the tree base case chosen with the algorithm */
     int single_copy; /* copy blocks once, straight from the source buffer */
 };
+
+static inline size_t osmp__count_of(const struct osmp__args *a, int r)
+{
+    return a->counts ? a->counts[r] : a->count;
+}
+
+static inline size_t osmp__displ_of(const struct osmp__args *a, int r)
+{
+    return a->displs ? a->displs[r] : (size_t)r * a->count;
+}
 
 typedef int (*osmp__alg_fn)(osmp__coll_t t, const struct osmp__args *a);
 
@@ -131,8 +148,16 @@ void osmp__select_init(osmp__coll_t t, const struct osmp__choice forced[OSMP_COL
 void osmp__algs_print(FILE *f);
 
 /* Run collective c with the algorithm selected for its size (count * esize
- * bytes per block) on this team. */
+ * bytes per block) on this team. The vector variants' algorithms are chosen
+ * for every size alike (selection rows of any size): the counts differ. */
 int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a);
+
+/* A block of this many bytes between two participants is copied once,
+ * straight from where it is (both sides decide alike from the block's size). */
+static inline int osmp__copy_once(osmp__coll_t t, size_t bytes)
+{
+    return t->single_copy && bytes >= t->single_copy_min;
+}
 
 /* A team is flat when its plan is one group. */
 static inline int osmp__flat_team(osmp__coll_t t)

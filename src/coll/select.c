@@ -47,6 +47,14 @@ static const struct {
     {OSMP_COLL_REDUCE_SCATTER_BLOCK, ANY_SIZE, ANY_SHAPE, "reduces", 0},
     {OSMP_COLL_ALLTOALL, ANY_SIZE, ANY_SHAPE, "pairwise", 0},
     {OSMP_COLL_ALLTOALL, ANY_SIZE, ANY_SHAPE, "scatters", 0},
+    /* The vector variants: one algorithm for every size (ranks see different counts). */
+    {OSMP_COLL_GATHERV, ANY_SIZE, ANY_SHAPE, "direct", 0},
+    {OSMP_COLL_SCATTERV, ANY_SIZE, ANY_SHAPE, "direct", 0},
+    {OSMP_COLL_ALLGATHERV, ANY_SIZE, ANY_SHAPE, "gatherv_bcast", 0},
+    {OSMP_COLL_ALLTOALLV, ANY_SIZE, ANY_SHAPE, "scatters", 0},
+    {OSMP_COLL_REDUCE_SCATTER, ANY_SIZE, ANY_SHAPE, "reduces", 0},
+    {OSMP_COLL_SCAN, ANY_SIZE, ANY_SHAPE, "chain", 0},
+    {OSMP_COLL_EXSCAN, ANY_SIZE, ANY_SHAPE, "chain", 0},
 };
 
 #define OSMP__COLL_ALGS(NAME, name, flags) osmp__##name##_algs,

@@ -53,14 +53,17 @@ static inline int check_args(osmp__team_t t, osmp_coll_t c, size_t count, int dt
 }
 
 /* The arguments checked on every participant, then the call: zero counts do
- * nothing (and take no step), reductions of a team of one still turn logical
- * operations into 0 or 1. */
+ * nothing (and take no step; the vector variants' counts differ between
+ * ranks, so they always run), reductions of a team of one still turn logical
+ * operations into 0 or 1 (not scans: rank 0's result is its input, as in MPI). */
 static int run(osmp__team_t t, osmp_coll_t c, struct osmp__args *a, int dtype, osmp_op_t op)
 {
-    int rc = check_args(t, c, a->count, dtype, (int)op, a->root);
-    if (rc || !a->count) return rc;
+    int vector = a->vector = (osmp_coll_flags(c) & OSMP_COLL_VECTOR) != 0;
+    int rc = check_args(t, c, vector ? 0 : a->count, dtype, (int)op, a->root);
+    if (rc || (!a->count && !vector)) return rc;
     rc = osmp__run(&t->coll, c, a);
-    if (!rc && a->fn && t->coll.size == 1) osmp__reduce_alone(a->out, a->count, a->esize, op, a->fn);
+    if (!rc && a->fn && t->coll.size == 1 && c != OSMP_COLL_SCAN && c != OSMP_COLL_EXSCAN)
+        osmp__reduce_alone(a->out, osmp__count_of(a, 0), a->esize, op, a->fn);
     return rc;
 }
 
@@ -183,4 +186,152 @@ int osmp_reduce_scatter_block(osmp_team_t h, const void *sendbuf, void *recvbuf,
 int osmp_alltoall(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype)
 {
     return everyone(h, OSMP_COLL_ALLTOALL, sendbuf, recvbuf, count, dtype, 0);
+}
+
+/* ---------------------------------------------------------------- vector variants */
+
+/* Every block of the n counts and displacements fits in memory (in bytes of
+ * esize), and *extent gets the elements they span; 0 if one overflows. */
+static int blocks_fit(const size_t *counts, const size_t *displs, int n, size_t esize, size_t *extent)
+{
+    size_t end = 0;
+    for (int r = 0; r < n; r++) {
+        if (counts[r] > SIZE_MAX / esize || displs[r] > SIZE_MAX / esize - counts[r]) return 0;
+        if (counts[r] && displs[r] + counts[r] > end) end = displs[r] + counts[r];
+    }
+    *extent = end;
+    return 1;
+}
+
+/* The root's vector side (counts and displs) and this rank's own block. */
+static int rooted_v(osmp_team_t h, osmp_coll_t c, const void *all, const size_t *counts, const size_t *displs,
+                    const void *mine, size_t count, osmp_dtype_t dtype, int root, int mine_is_out)
+{
+    CHECK_TEAM(h, t);
+    size_t e = osmp_dtype_size(dtype), extent = 0;
+    int me = t->coll.rank, in_place = mine == OSMP_IN_PLACE;
+    if (!e || root < 0 || root >= t->coll.size || all == OSMP_IN_PLACE || (in_place && me != root) ||
+        count > SIZE_MAX / e)
+        return OSMP_ERR_INVALID_ARG;
+    if (me == root && (!counts || !displs || !blocks_fit(counts, displs, t->coll.size, e, &extent) ||
+                       (extent && !all) || (in_place ? 0 : count != counts[root])))
+        return OSMP_ERR_INVALID_ARG;
+    if (count && !in_place && !mine) return OSMP_ERR_INVALID_ARG;
+    struct osmp__args a = {.count = count, .esize = e, .root = root};
+    if (me == root) {
+        a.counts = counts;
+        a.displs = displs;
+        a.count = counts[root];
+    }
+    const void *own = in_place ? (const char *)all + displs[root] * e : mine;
+    a.in = mine_is_out ? all : own;
+    a.out = (void *)(uintptr_t)(mine_is_out ? own : all);
+    return run(t, c, &a, dtype, 0);
+}
+
+int osmp_gatherv(osmp_team_t h, const void *sendbuf, size_t sendcount, void *recvbuf, const size_t *recvcounts,
+                 const size_t *displs, osmp_dtype_t dtype, int root)
+{
+    return rooted_v(h, OSMP_COLL_GATHERV, recvbuf, recvcounts, displs, sendbuf, sendcount, dtype, root, 0);
+}
+
+int osmp_scatterv(osmp_team_t h, const void *sendbuf, const size_t *sendcounts, const size_t *displs, void *recvbuf,
+                  size_t recvcount, osmp_dtype_t dtype, int root)
+{
+    return rooted_v(h, OSMP_COLL_SCATTERV, sendbuf, sendcounts, displs, recvbuf, recvcount, dtype, root, 1);
+}
+
+int osmp_allgatherv(osmp_team_t h, const void *sendbuf, size_t sendcount, void *recvbuf, const size_t *recvcounts,
+                    const size_t *displs, osmp_dtype_t dtype)
+{
+    CHECK_TEAM(h, t);
+    size_t e = osmp_dtype_size(dtype), extent = 0;
+    int me = t->coll.rank, in_place = sendbuf == OSMP_IN_PLACE;
+    if (!e || !recvcounts || !displs || recvbuf == OSMP_IN_PLACE ||
+        !blocks_fit(recvcounts, displs, t->coll.size, e, &extent) || (extent && !recvbuf) ||
+        (!in_place && (sendcount != recvcounts[me] || (sendcount && !sendbuf))))
+        return OSMP_ERR_INVALID_ARG;
+    struct osmp__args a = {.count = recvcounts[me], .esize = e, .counts = recvcounts, .displs = displs,
+                           .out = recvbuf};
+    a.in = in_place ? (const char *)recvbuf + displs[me] * e : sendbuf;
+    return run(t, OSMP_COLL_ALLGATHERV, &a, dtype, 0);
+}
+
+int osmp_alltoallv(osmp_team_t h, const void *sendbuf, const size_t *sendcounts, const size_t *sdispls,
+                   void *recvbuf, const size_t *recvcounts, const size_t *rdispls, osmp_dtype_t dtype)
+{
+    CHECK_TEAM(h, t);
+    size_t e = osmp_dtype_size(dtype), sextent = 0, rextent = 0;
+    int n = t->coll.size, in_place = sendbuf == OSMP_IN_PLACE;
+    if (!e || !recvcounts || !rdispls || recvbuf == OSMP_IN_PLACE ||
+        !blocks_fit(recvcounts, rdispls, n, e, &rextent) || (rextent && !recvbuf) ||
+        (!in_place && (!sendcounts || !sdispls || !blocks_fit(sendcounts, sdispls, n, e, &sextent) ||
+                       (sextent && !sendbuf))))
+        return OSMP_ERR_INVALID_ARG;
+    struct osmp__args a = {.in = sendbuf, .out = recvbuf, .esize = e, .counts = sendcounts, .displs = sdispls,
+                           .counts2 = recvcounts, .displs2 = rdispls};
+    void *copy = NULL;
+    if (in_place) { /* blocks are read from every rank's send side while others write theirs */
+        if (rextent && !(copy = malloc(rextent * e))) return OSMP_ERR_NO_MEMORY;
+        a.in = rextent ? memcpy(copy, recvbuf, rextent * e) : recvbuf;
+        a.counts = recvcounts;
+        a.displs = rdispls;
+    }
+    int rc = run(t, OSMP_COLL_ALLTOALLV, &a, dtype, 0);
+    free(copy);
+    return rc;
+}
+
+int osmp_reduce_scatter(osmp_team_t h, const void *sendbuf, void *recvbuf, const size_t *recvcounts,
+                        osmp_dtype_t dtype, osmp_op_t op)
+{
+    CHECK_TEAM(h, t);
+    struct osmp__args a = {.out = recvbuf, .counts = recvcounts};
+    int rc = osmp__reduce_fn_get(dtype, op, &a.fn);
+    if (rc) return rc;
+    int n = t->coll.size, in_place = sendbuf == OSMP_IN_PLACE, equal = 1;
+    a.esize = osmp_dtype_size(dtype);
+    if (!recvcounts || recvbuf == OSMP_IN_PLACE) return OSMP_ERR_INVALID_ARG;
+    size_t total = 0;
+    for (int r = 0; r < n; r++) {
+        if (recvcounts[r] > (SIZE_MAX / a.esize - total)) return OSMP_ERR_INVALID_ARG;
+        total += recvcounts[r];
+        equal &= recvcounts[r] == recvcounts[0];
+    }
+    if (total && (!recvbuf || !sendbuf)) return OSMP_ERR_INVALID_ARG;
+    a.count = recvcounts[t->coll.rank];
+    a.in = in_place ? recvbuf : sendbuf;
+    void *copy = NULL;
+    /* In place, block r's result lands at the start of rank r's buffer: with
+     * unequal counts it may cover input of later blocks not yet reduced. */
+    if (in_place && !equal && total) {
+        if (!(copy = malloc(total * a.esize))) return OSMP_ERR_NO_MEMORY;
+        a.in = memcpy(copy, recvbuf, total * a.esize);
+    }
+    rc = run(t, OSMP_COLL_REDUCE_SCATTER, &a, dtype, op);
+    free(copy);
+    return rc;
+}
+
+static int scan(osmp_team_t h, osmp_coll_t c, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype,
+                osmp_op_t op)
+{
+    CHECK_TEAM(h, t);
+    struct osmp__args a = {.count = count, .out = recvbuf};
+    int rc = osmp__reduce_fn_get(dtype, op, &a.fn);
+    if (rc) return rc;
+    a.esize = esize_of(dtype, count, 1);
+    if (!a.esize || recvbuf == OSMP_IN_PLACE || (count && (!sendbuf || !recvbuf))) return OSMP_ERR_INVALID_ARG;
+    a.in = sendbuf == OSMP_IN_PLACE ? recvbuf : sendbuf;
+    return run(t, c, &a, dtype, op);
+}
+
+int osmp_scan(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype, osmp_op_t op)
+{
+    return scan(h, OSMP_COLL_SCAN, sendbuf, recvbuf, count, dtype, op);
+}
+
+int osmp_exscan(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype, osmp_op_t op)
+{
+    return scan(h, OSMP_COLL_EXSCAN, sendbuf, recvbuf, count, dtype, op);
 }

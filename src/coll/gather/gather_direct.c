@@ -1,7 +1,7 @@
 /*
- * Direct gather: every rank's data goes to one place, so there is nothing to
- * combine on the way and a tree would only add copies. The root reads each
- * rank's block directly.
+ * Direct gather and gatherv: every rank's data goes to one place, so there is
+ * nothing to combine on the way and a tree would only add copies. The root
+ * reads each rank's block directly.
  */
 #include <string.h>
 
@@ -10,56 +10,69 @@
 int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a);
 
 /*
- * Gather protocol (slots), per chunk c (step base+1+c, ring slot c % depth):
- *   1. every rank but the root puts chunk c of its block in its up slot, publishes;
- *   2. the root copies each rank's chunk into place, then publishes (slots free).
+ * Gather(v) protocol. Rank r's block is count_r elements at displacement
+ * displ_r of the root's output (gather: count and r * count; gatherv: the
+ * root's counts and displs; every rank knows its own count). A pair copies the
+ * block once (single copy) when it is large and single copy works, else
+ * through the sender's slots. Slots, per chunk k (step base+1+k, slot k % depth):
+ *   1. every sender puts chunk k of its block in its up slot, publishes up;
+ *   2. the root copies chunk k of every block that has one into place, then
+ *      publishes up (those slots are free again).
  * Single copy:
- *   1. every rank exposes its buffer and publishes;
- *   2. the root copies each block from where it is, then publishes;
- *   3. the other ranks return once the root has published (it has read them).
+ *   1. the sender exposes its buffer and publishes up base+1;
+ *   2. the root (after the slot chunks) copies the block from where it is;
+ *   3. the root publishes down base+1, and the senders return once it has (it
+ *      has read them).
  */
 int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
 {
     struct osmp__mbox *m = &t->mb;
     int me = t->rank, root = a->root, rc = OSMP_OK;
-    size_t bytes = a->count * a->esize;
+    size_t e = a->esize, chunk = m->chunk;
     char *out = a->out;
-    if (me == root && a->in != out + (size_t)root * bytes) memcpy(out + (size_t)root * bytes, a->in, bytes);
     uint64_t base = osmp__phase(t);
-    if (a->single_copy) {
-        uint64_t s = base + 1;
-        if (me != root) {
+    if (me != root) {
+        size_t bytes = a->count * e;
+        if (osmp__copy_once(t, bytes)) {
             osmp__mb_chan(m, me, OSMP__UP)->addr = (uint64_t)(uintptr_t)a->in;
-            osmp__mb_publish(m, OSMP__UP, s);     /* 1 */
-            return osmp__mb_wait(m, root, OSMP__UP, s); /* 3 */
+            osmp__mb_publish(m, OSMP__UP, base + 1);      /* 1 */
+            return osmp__mb_wait(m, root, OSMP__DOWN, base + 1); /* 3 */
         }
-        for (int r = 0; r < t->size; r++) { /* 2 */
-            if (r == root) continue;
-            if (osmp__mb_wait(m, r, OSMP__UP, s)) return m->failed;
-            const void *src = (const void *)(uintptr_t)osmp__mb_chan(m, r, OSMP__UP)->addr;
-            if (osmp__copy_from(m->pids[r], m->local[r], out + (size_t)r * bytes, src, bytes)) rc = OSMP_ERR_SHM;
-        }
-        osmp__mb_publish(m, OSMP__UP, s);
-        return rc;
-    }
-    size_t nchunks = (bytes + m->chunk - 1) / m->chunk;
-    for (size_t c = 0; c < nchunks; c++) {
-        uint64_t s = base + 1 + c;
-        int slot = osmp__mb_ring(m, c);
-        size_t off = c * m->chunk, n = bytes - off < m->chunk ? bytes - off : m->chunk;
-        if (me != root) { /* 1 */
-            char *dst = osmp__mb_claim(m, OSMP__UP, slot, &root, 1, OSMP__UP, s);
+        for (size_t k = 0; k * chunk < bytes; k++) { /* 1 */
+            uint64_t s = base + 1 + k;
+            size_t off = k * chunk, n = bytes - off < chunk ? bytes - off : chunk;
+            char *dst = osmp__mb_claim(m, OSMP__UP, osmp__mb_ring(m, k), &root, 1, OSMP__UP, s);
             if (!dst) return m->failed;
             memcpy(dst, (const char *)a->in + off, n);
             osmp__mb_publish(m, OSMP__UP, s);
-            continue;
         }
-        for (int r = 0; r < t->size; r++) { /* 2 */
-            if (r == root) continue;
+        return OSMP_OK;
+    }
+    char *mine = out + osmp__displ_of(a, root) * e;
+    if (a->in != mine) memcpy(mine, a->in, a->count * e);
+    size_t most = 0; /* the largest block that comes through the slots */
+    for (int r = 0; r < t->size; r++) {
+        size_t bytes = osmp__count_of(a, r) * e;
+        if (r != root && !osmp__copy_once(t, bytes) && bytes > most) most = bytes;
+    }
+    for (size_t k = 0; k * chunk < most; k++) { /* 2 */
+        uint64_t s = base + 1 + k;
+        for (int r = 0; r < t->size; r++) {
+            size_t bytes = osmp__count_of(a, r) * e, off = k * chunk;
+            if (r == root || osmp__copy_once(t, bytes) || off >= bytes) continue;
             if (osmp__mb_wait(m, r, OSMP__UP, s)) return m->failed;
-            memcpy(out + (size_t)r * bytes + off, osmp__mb_slot(m, r, OSMP__UP, slot), n);
+            memcpy(out + osmp__displ_of(a, r) * e + off, osmp__mb_slot(m, r, OSMP__UP, osmp__mb_ring(m, k)),
+                   bytes - off < chunk ? bytes - off : chunk);
         }
         osmp__mb_publish(m, OSMP__UP, s);
     }
-    return OSMP_OK;
+    for (int r = 0; r < t->size; r++) { /* single copy 2 */
+        size_t bytes = osmp__count_of(a, r) * e;
+        if (r == root || !osmp__copy_once(t, bytes)) continue;
+        if (osmp__mb_wait(m, r, OSMP__UP, base + 1)) return m->failed;
+        const void *src = (const void *)(uintptr_t)osmp__mb_chan(m, r, OSMP__UP)->addr;
+        if (osmp__copy_from(m->pids[r], m->local[r], out + osmp__displ_of(a, r) * e, src, bytes)) rc = OSMP_ERR_SHM;
+    }
+    osmp__mb_publish(m, OSMP__DOWN, base + 1); /* single copy 3 */
+    return rc;
 }

@@ -1,0 +1,10 @@
+/* Allgatherv: its algorithms (selection: coll/select.c). */
+#include "coll/coll.h"
+
+int osmp__allgatherv_gatherv_bcast(osmp__coll_t t, const struct osmp__args *a);
+
+const struct osmp__alg osmp__allgatherv_algs[] = {
+    {"gatherv_bcast", "gatherv every block at rank 0, then broadcast them all (each as selected)",
+     osmp__allgatherv_gatherv_bcast, 0, 0, 0},
+    {0},
+};

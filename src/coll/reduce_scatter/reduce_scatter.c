@@ -1,0 +1,10 @@
+/* Reduce_scatter: its algorithms (selection: coll/select.c). */
+#include "coll/coll.h"
+
+int osmp__reduce_scatter_block_reduces(osmp__coll_t t, const struct osmp__args *a);
+
+const struct osmp__alg osmp__reduce_scatter_algs[] = {
+    {"reduces", "one reduce per block, rooted at its owner (reduce_scatter_block/reduce_scatter_block_reduces.c)",
+     osmp__reduce_scatter_block_reduces, 0, 0, 0},
+    {0},
+};

@@ -1,0 +1,63 @@
+/* Prefix reductions along a chain in rank order, pipelined chunk by chunk. */
+#include <string.h>
+
+#include "coll/coll.h"
+
+int osmp__scan_chain(osmp__coll_t t, const struct osmp__args *a);
+int osmp__exscan_chain(osmp__coll_t t, const struct osmp__args *a);
+
+/*
+ * Scan / exscan protocol, per chunk c (step base+1+c; ring slot c % depth, or
+ * the mailbox line for a message that fits it):
+ *   1. rank r > 0 waits for rank r-1's down step c: in its down slot, the
+ *      reduction of ranks 0 .. r-1 (the prefix);
+ *   2. my down slot gets the prefix combined with my input, prefix op input,
+ *      in that order (rank 0: my input): the prefix of ranks 0 .. r;
+ *   3. my output gets that (scan) or the prefix before me (exscan; rank 0's is
+ *      left alone); step 2 read my input first, so in place works;
+ *   4. publish down c: my slot holds the next prefix, and I have read rank r-1's.
+ * The last rank's slot has no reader: it only holds the result while it is made.
+ */
+static int chain(osmp__coll_t t, const struct osmp__args *a, int exclusive)
+{
+    struct osmp__mbox *m = &t->mb;
+    int me = t->rank, next = me + 1;
+    size_t e = a->esize, bytes = a->count * e;
+    int inline_slot = bytes <= OSMP_INLINE_MAX;
+    size_t per = inline_slot ? bytes : m->chunk / e * e;
+    uint64_t base = osmp__phase(t);
+    for (size_t c = 0; c * per < bytes; c++) {
+        uint64_t s = base + 1 + c;
+        int slot = inline_slot ? OSMP__SLOT_INLINE : osmp__mb_ring(m, c);
+        size_t off = c * per, len = bytes - off < per ? bytes - off : per;
+        const char *prev = NULL;
+        if (me > 0) { /* 1 */
+            if (osmp__mb_wait(m, me - 1, OSMP__DOWN, s)) return m->failed;
+            prev = osmp__mb_slot(m, me - 1, OSMP__DOWN, slot);
+        }
+        char *mine = osmp__mb_claim(m, OSMP__DOWN, slot, &next, next < t->size, OSMP__DOWN, s);
+        if (!mine) return m->failed;
+        if (prev) { /* 2 */
+            memcpy(mine, prev, len);
+            a->fn(mine, (const char *)a->in + off, len / e);
+        } else {
+            memcpy(mine, (const char *)a->in + off, len);
+        }
+        if (!exclusive) /* 3 */
+            memcpy((char *)a->out + off, mine, len);
+        else if (prev)
+            memcpy((char *)a->out + off, prev, len);
+        osmp__mb_publish(m, OSMP__DOWN, s); /* 4 */
+    }
+    return OSMP_OK;
+}
+
+int osmp__scan_chain(osmp__coll_t t, const struct osmp__args *a)
+{
+    return chain(t, a, 0);
+}
+
+int osmp__exscan_chain(osmp__coll_t t, const struct osmp__args *a)
+{
+    return chain(t, a, 1);
+}
