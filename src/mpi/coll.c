@@ -5,6 +5,7 @@
  */
 #include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "mpi/osmp_mpi.h"
 
@@ -200,3 +201,144 @@ EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int coun
     return osmp__mpi_done(s, OSMP_COLL_REDUCE_SCATTER_BLOCK, osmp_reduce_scatter_block(s->team, osmp__mpi_in_place(sendbuf), recvbuf, (size_t)count, odt, oop));
 }
 
+
+/* ---------------------------------------------------------------- vector variants
+ * On OSMP inside a node; across nodes they go to MPI (R_MULTINODE). Data moves
+ * as bytes: each rank describes its own side (a view of its own buffer, packed
+ * where its datatype is not plain), so ranks may use different datatypes. */
+
+static struct osmp__mpi_comm *vector_state(MPI_Comm comm, osmp_coll_t c)
+{
+    struct osmp__mpi_comm *s = osmp__mpi_state(comm, c);
+    if (s && s->multinode) return (void)osmp__mpi_pass(c, R_MULTINODE), NULL;
+    return s;
+}
+
+/* Gatherv and scatterv: the root's side is the vector. */
+static int rooted_v(osmp_coll_t c, const void *sendbuf, int scount, const int *scounts, const int *sdispls,
+                    MPI_Datatype sdt, void *recvbuf, int rcount, const int *rcounts, const int *rdispls,
+                    MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+    struct osmp__mpi_comm *s = vector_state(comm, c);
+    if (!s || root < 0 || root >= s->size) return USE_MPI;
+    int gather = c == OSMP_COLL_GATHERV, at_root = s->rank == root;
+    int in_pl = at_root && (gather ? sendbuf : recvbuf) == MPI_IN_PLACE;
+    struct osmp__mpi_vview vec = {gather ? recvbuf : sendbuf, gather ? rcounts : scounts, gather ? rdispls : sdispls,
+                                  gather ? rdt : sdt, 0, NULL, NULL, NULL, 0};
+    /* My own block, unless in place at the root. */
+    const void *obuf = gather ? sendbuf : recvbuf;
+    int ocount = gather ? scount : rcount;
+    MPI_Datatype odt = gather ? sdt : rdt;
+    long obytes = in_pl ? 0 : osmp__mpi_bytes(odt, ocount);
+    void *own = NULL;
+    int rc = obytes < 0 ? OSMP_ERR_INVALID_ARG : OSMP_OK;
+    if (!rc && !in_pl) rc = osmp__mpi_view(obuf, ocount, odt, obytes, gather, comm, &own);
+    if (!rc && at_root) rc = osmp__mpi_vopen(&vec, s->size, !gather || in_pl, comm);
+    if (!rc && gather)
+        rc = osmp_gatherv(s->team, in_pl ? OSMP_IN_PLACE : own, (size_t)obytes, vec.v, vec.bc, vec.bd, OSMP_UINT8,
+                          root);
+    else if (!rc)
+        rc = osmp_scatterv(s->team, vec.v, vec.bc, vec.bd, in_pl ? OSMP_IN_PLACE : own, (size_t)obytes, OSMP_UINT8,
+                           root);
+    if (at_root) osmp__mpi_vclose(&vec, s->size, !rc && gather, comm);
+    if (!in_pl) osmp__mpi_unview(own, (void *)(uintptr_t)obuf, ocount, odt, obytes, !rc && !gather, comm);
+    return osmp__mpi_done(s, c, rc);
+}
+
+EXPORT int MPI_Gatherv(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, const int *rcounts,
+                       const int *displs, MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+    int rc = rooted_v(OSMP_COLL_GATHERV, sendbuf, scount, NULL, NULL, sdt, recvbuf, 0, rcounts, displs, rdt, root,
+                      comm);
+    return rc == USE_MPI ? PMPI_Gatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, root, comm) : rc;
+}
+
+EXPORT int MPI_Scatterv(const void *sendbuf, const int *scounts, const int *displs, MPI_Datatype sdt, void *recvbuf,
+                        int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+    int rc = rooted_v(OSMP_COLL_SCATTERV, sendbuf, 0, scounts, displs, sdt, recvbuf, rcount, NULL, NULL, rdt, root,
+                      comm);
+    return rc == USE_MPI ? PMPI_Scatterv(sendbuf, scounts, displs, sdt, recvbuf, rcount, rdt, root, comm) : rc;
+}
+
+EXPORT int MPI_Allgatherv(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, const int *rcounts,
+                          const int *displs, MPI_Datatype rdt, MPI_Comm comm)
+{
+    struct osmp__mpi_comm *s = vector_state(comm, OSMP_COLL_ALLGATHERV);
+    if (!s) return PMPI_Allgatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, comm);
+    int in_pl = sendbuf == MPI_IN_PLACE;
+    struct osmp__mpi_vview vec = {recvbuf, rcounts, displs, rdt, 0, NULL, NULL, NULL, 0};
+    long sbytes = in_pl ? 0 : osmp__mpi_bytes(sdt, scount);
+    void *own = NULL;
+    int rc = sbytes < 0 ? OSMP_ERR_INVALID_ARG : OSMP_OK;
+    if (!rc && !in_pl) rc = osmp__mpi_view(sendbuf, scount, sdt, sbytes, 1, comm, &own);
+    if (!rc) rc = osmp__mpi_vopen(&vec, s->size, in_pl, comm);
+    if (!rc)
+        rc = osmp_allgatherv(s->team, in_pl ? OSMP_IN_PLACE : own, in_pl ? 0 : (size_t)sbytes, vec.v, vec.bc, vec.bd,
+                             OSMP_UINT8);
+    osmp__mpi_vclose(&vec, s->size, !rc, comm);
+    if (!in_pl) osmp__mpi_unview(own, (void *)(uintptr_t)sendbuf, scount, sdt, sbytes, 0, comm);
+    return osmp__mpi_done(s, OSMP_COLL_ALLGATHERV, rc);
+}
+
+EXPORT int MPI_Alltoallv(const void *sendbuf, const int *scounts, const int *sdispls, MPI_Datatype sdt,
+                         void *recvbuf, const int *rcounts, const int *rdispls, MPI_Datatype rdt, MPI_Comm comm)
+{
+    struct osmp__mpi_comm *s = vector_state(comm, OSMP_COLL_ALLTOALLV);
+    if (!s) return PMPI_Alltoallv(sendbuf, scounts, sdispls, sdt, recvbuf, rcounts, rdispls, rdt, comm);
+    int in_pl = sendbuf == MPI_IN_PLACE;
+    struct osmp__mpi_vview in = {sendbuf, scounts, sdispls, sdt, 0, NULL, NULL, NULL, 0};
+    struct osmp__mpi_vview out = {recvbuf, rcounts, rdispls, rdt, 0, NULL, NULL, NULL, 0};
+    int rc = in_pl ? OSMP_OK : osmp__mpi_vopen(&in, s->size, 1, comm);
+    if (!rc) rc = osmp__mpi_vopen(&out, s->size, in_pl, comm);
+    if (!rc)
+        rc = osmp_alltoallv(s->team, in_pl ? OSMP_IN_PLACE : in.v, in.bc, in.bd, out.v, out.bc, out.bd, OSMP_UINT8);
+    if (!in_pl) osmp__mpi_vclose(&in, s->size, 0, comm);
+    osmp__mpi_vclose(&out, s->size, !rc, comm);
+    return osmp__mpi_done(s, OSMP_COLL_ALLTOALLV, rc);
+}
+
+EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *rcounts, MPI_Datatype dt, MPI_Op op,
+                              MPI_Comm comm)
+{
+    osmp_dtype_t odt;
+    osmp_op_t oop;
+    struct osmp__mpi_comm *s = reduction_state(comm, dt, op, 0, OSMP_COLL_REDUCE_SCATTER, &odt, &oop);
+    if (s && s->multinode) s = (osmp__mpi_pass(OSMP_COLL_REDUCE_SCATTER, R_MULTINODE), NULL);
+    size_t *counts = s ? malloc(sizeof(size_t) * (size_t)s->size) : NULL;
+    if (!s) return PMPI_Reduce_scatter(sendbuf, recvbuf, rcounts, dt, op, comm);
+    int rc = counts ? OSMP_OK : OSMP_ERR_NO_MEMORY;
+    for (int r = 0; !rc && r < s->size; r++)
+        if (rcounts[r] < 0) rc = OSMP_ERR_INVALID_ARG;
+        else counts[r] = (size_t)rcounts[r];
+    if (!rc) rc = osmp_reduce_scatter(s->team, osmp__mpi_in_place(sendbuf), recvbuf, counts, odt, oop);
+    free(counts);
+    return osmp__mpi_done(s, OSMP_COLL_REDUCE_SCATTER, rc);
+}
+
+/* Scan and exscan inside a node; across nodes they go to MPI. */
+static int scan(osmp_coll_t c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                MPI_Comm comm)
+{
+    osmp_dtype_t odt;
+    osmp_op_t oop;
+    struct osmp__mpi_comm *s = reduction_state(comm, dt, op, count, c, &odt, &oop);
+    if (s && s->multinode) s = (osmp__mpi_pass(c, R_MULTINODE), NULL);
+    if (!s) return USE_MPI;
+    const void *in = osmp__mpi_in_place(sendbuf);
+    int rc = c == OSMP_COLL_SCAN ? osmp_scan(s->team, in, recvbuf, (size_t)count, odt, oop)
+                                 : osmp_exscan(s->team, in, recvbuf, (size_t)count, odt, oop);
+    return osmp__mpi_done(s, c, rc);
+}
+
+EXPORT int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    int rc = scan(OSMP_COLL_SCAN, sendbuf, recvbuf, count, dt, op, comm);
+    return rc == USE_MPI ? PMPI_Scan(sendbuf, recvbuf, count, dt, op, comm) : rc;
+}
+
+EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    int rc = scan(OSMP_COLL_EXSCAN, sendbuf, recvbuf, count, dt, op, comm);
+    return rc == USE_MPI ? PMPI_Exscan(sendbuf, recvbuf, count, dt, op, comm) : rc;
+}

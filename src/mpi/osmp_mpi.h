@@ -103,6 +103,25 @@ int osmp__mpi_view(const void *buf, int count, MPI_Datatype dt, long bytes, int 
 /* Unpack a view into buf (if `unpack`) and free it. */
 void osmp__mpi_unview(void *v, void *buf, int count, MPI_Datatype dt, long bytes, int unpack, MPI_Comm comm);
 
+/* The vector side of a v-variant: n blocks of counts[r] elements of dt at
+ * buf + displs[r] * extent, as OSMP byte counts bc and displacements bd over a
+ * contiguous view v: the buffer itself for a plain datatype with displacements
+ * >= 0, else a packed copy (blocks end to end). */
+struct osmp__mpi_vview {
+    const void *buf;
+    const int *counts, *displs;
+    MPI_Datatype dt;
+    MPI_Aint extent;
+    size_t *bc, *bd;
+    void *v;
+    size_t packed; /* bytes of the packed copy */
+};
+/* Fill the byte counts and the view, packing the blocks into it if `pack`.
+ * OSMP_OK or a negative status; close it in any case. */
+int osmp__mpi_vopen(struct osmp__mpi_vview *x, int n, int pack, MPI_Comm comm);
+/* Unpack the blocks into the user's buffer (if `unpack`) and free the view. */
+void osmp__mpi_vclose(struct osmp__mpi_vview *x, int n, int unpack, MPI_Comm comm);
+
 /* ---------------------------------------------------------------- hier.c */
 
 /* Collectives on a communicator that spans several (pseudo-)nodes: OSMP inside

@@ -2,6 +2,7 @@
  * libosmp_mpi: datatypes and operations (which MPI types and ops map to OSMP's),
  * and contiguous views of user buffers for data movement.
  */
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -191,4 +192,57 @@ void osmp__mpi_unview(void *v, void *buf, int count, MPI_Datatype dt, long bytes
     if (v == buf || !v) return;
     if (unpack) pack(buf, count, dt, v, bytes, 1, comm);
     free(v);
+}
+
+/* ---------------------------------------------------------------- vector views */
+
+/* Where block r starts in the user's buffer. */
+static const char *block_at(const struct osmp__mpi_vview *x, int r)
+{
+    return (const char *)x->buf + (MPI_Aint)x->displs[r] * x->extent;
+}
+
+int osmp__mpi_vopen(struct osmp__mpi_vview *x, int n, int pack_it, MPI_Comm comm)
+{
+    int size = osmp__mpi_plain_size(x->dt), plain = size > 0;
+    MPI_Aint lb;
+    x->v = NULL;
+    x->bc = malloc(2 * sizeof(size_t) * (size_t)n);
+    if (!x->bc) return OSMP_ERR_NO_MEMORY;
+    x->bd = x->bc + n;
+    if ((!plain && PMPI_Type_size(x->dt, &size) != MPI_SUCCESS) ||
+        PMPI_Type_get_extent(x->dt, &lb, &x->extent) != MPI_SUCCESS)
+        return OSMP_ERR_INVALID_ARG;
+    size_t total = 0;
+    for (int r = 0; r < n; r++) {
+        if (x->counts[r] < 0) return OSMP_ERR_INVALID_ARG;
+        plain &= x->displs[r] >= 0;
+        x->bc[r] = (size_t)x->counts[r] * (size_t)size;
+        total += x->bc[r];
+    }
+    if (plain) { /* the blocks where they are; a plain type's extent is its size */
+        for (int r = 0; r < n; r++) x->bd[r] = (size_t)x->displs[r] * (size_t)size;
+        x->v = (void *)(uintptr_t)x->buf;
+        return OSMP_OK;
+    }
+    for (size_t r = 0, off = 0; r < (size_t)n; off += x->bc[r], r++) x->bd[r] = off;
+    if (total > INT_MAX) return OSMP_ERR_RANGE; /* MPI_Pack positions are ints */
+    if (!(x->v = malloc(total ? total : 1))) return OSMP_ERR_NO_MEMORY;
+    x->packed = total;
+    for (int r = 0; pack_it && r < n; r++) {
+        int pos = (int)x->bd[r];
+        if (x->counts[r]) PMPI_Pack(block_at(x, r), x->counts[r], x->dt, x->v, (int)total, &pos, comm);
+    }
+    return OSMP_OK;
+}
+
+void osmp__mpi_vclose(struct osmp__mpi_vview *x, int n, int unpack, MPI_Comm comm)
+{
+    for (int r = 0; unpack && x->v && x->v != x->buf && r < n; r++) {
+        int pos = (int)x->bd[r];
+        if (x->counts[r])
+            PMPI_Unpack(x->v, (int)x->packed, &pos, (void *)(uintptr_t)block_at(x, r), x->counts[r], x->dt, comm);
+    }
+    if (x->v != x->buf) free(x->v);
+    free(x->bc);
 }

@@ -16,13 +16,13 @@ shift 2
 
 # ---- what is asserted; tighten these as coll.c learns more -------------------
 # Calls coll.c intercepts in C: each must have reached libosmp_mpi
-# (on OSMP + passed to MPI > 0). Add gatherv, scatterv, allgatherv, alltoallv,
-# reduce_scatter, scan, exscan here when coll.c intercepts them.
-REACHED="barrier bcast reduce allreduce gather allgather scatter reduce_scatter_block alltoall"
+# (on OSMP + passed to MPI > 0).
+REACHED="barrier bcast reduce allreduce gather allgather scatter reduce_scatter_block alltoall
+         gatherv scatterv allgatherv alltoallv reduce_scatter scan exscan"
 # Calls that must have run on OSMP (on OSMP > 0): data movement takes any
 # datatype, reductions the Fortran INTEGER, REAL, DOUBLE PRECISION and INTEGER8
 # the program reduces (src/mpi/types.c).
-ON_OSMP="barrier bcast reduce allreduce gather allgather scatter reduce_scatter_block alltoall"
+ON_OSMP=$REACHED
 # Every Fortran entry point of src/mpi/fortran.c.
 FORTRAN="barrier bcast reduce allreduce gather allgather scatter reduce_scatter_block alltoall
          gatherv scatterv allgatherv alltoallv reduce_scatter scan exscan"
