@@ -4,6 +4,7 @@
  * where (OSMP_VERBOSE, osmp_mpi_stat), the knobs, and MPI_Finalize.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ static const char *const reason_text[R_NREASONS] = {
     "OSMP could not set up this communicator",
     "count does not fit",
     "a logical operation on a communicator of one: MPI returns the value as is, OSMP as 0 or 1",
+    "this libosmp_mpi is for the other MPI library",
 };
 static osmp_atomic64_t reason_seen[R_NREASONS];
 
@@ -32,6 +34,53 @@ static int keyval = MPI_KEYVAL_INVALID;
 
 static int verbose = -1;
 static unsigned disabled_mask; /* bit per call */
+_Static_assert(OSMP_COLL_COUNT <= 32, "a bit per collective");
+static int foreign_mpi; /* the program runs another MPI library than this build's: pass everything */
+static void check_library(void);
+
+/* Our handles and constants are those of the MPI library this file was built
+ * with; preloaded into a program of the other library they mean nothing there.
+ * The running library's PMPI_ functions come first in the lookup order, so
+ * its version string says which one runs. */
+#if defined(OPEN_MPI)
+#define BUILT_FOR "Open MPI"
+#define USE_INSTEAD "libosmp_mpich.so (for MPICH)"
+#else
+#define BUILT_FOR "MPICH"
+#define USE_INSTEAD "libosmp_mpi.so (for Open MPI)"
+#endif
+
+static pthread_once_t check_once = PTHREAD_ONCE_INIT;
+
+int osmp__mpi_foreign(void)
+{
+    pthread_once(&check_once, check_library);
+    return foreign_mpi;
+}
+
+void *osmp__mpi_next(const char *name)
+{
+    void *f = dlsym(RTLD_NEXT, name);
+    if (!f) {
+        fprintf(stderr, "osmp-mpi: %s of the running MPI library not found\n", name);
+        abort();
+    }
+    return f;
+}
+
+static void check_library(void)
+{
+    static char version[16384]; /* above both libraries' MPI_MAX_LIBRARY_VERSION_STRING */
+    int len = 0;
+    if (PMPI_Get_library_version(version, &len) != MPI_SUCCESS) return;
+    version[len > 0 && len < (int)sizeof(version) ? len : (int)sizeof(version) - 1] = '\0';
+    if (strstr(version, BUILT_FOR)) return;
+    foreign_mpi = 1;
+    disabled_mask = ~0u;
+    version[strcspn(version, "\n,")] = '\0';
+    fprintf(stderr, "osmp-mpi: this libosmp_mpi was built for " BUILT_FOR " but the program runs %s: every call goes "
+                    "to MPI; preload " USE_INSTEAD " instead\n", version);
+}
 
 static void read_knobs(void)
 {
@@ -55,9 +104,10 @@ static pthread_once_t knobs_once = PTHREAD_ONCE_INIT;
 int osmp__mpi_pass(osmp_coll_t c, enum osmp__mpi_reason r)
 {
     osmp__fetch_add(&passed[c], 1);
+    if (foreign_mpi) r = R_FOREIGN;
     if (verbose && osmp__fetch_add(&reason_seen[r], 1) == 0) {
         int rank = -1;
-        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        if (!foreign_mpi) PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
         fprintf(stderr, "osmp-mpi: rank %d: %s goes to MPI: %s\n", rank, osmp_coll_name(c), reason_text[r]);
     }
     return 0;
@@ -138,6 +188,7 @@ static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 static void setup(void)
 {
     pthread_once(&knobs_once, read_knobs);
+    if (osmp__mpi_foreign()) return;
     osmp__mpi_types_init();
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval, NULL);
 }
@@ -224,13 +275,13 @@ static struct osmp__mpi_comm *build_state(MPI_Comm comm)
 
 struct osmp__mpi_comm *osmp__mpi_state(MPI_Comm comm, osmp_coll_t c)
 {
+    osmp__mpi_setup(); /* the knobs (OSMP_MPI_DISABLE) before the first decision */
     if (disabled_mask & (1u << c)) return (void)osmp__mpi_pass(c, R_DISABLED), NULL;
     struct osmp__mpi_comm *s;
     /* Fast path: the communicator of this thread's previous call. */
     if (last.s && last.comm == comm && last.generation == osmp__load_relaxed(&state_generation)) {
         s = last.s;
     } else {
-        osmp__mpi_setup();
         if (comm == MPI_COMM_NULL) return (void)osmp__mpi_pass(c, R_INTER), NULL;
         int flag = 0;
         s = NULL;
@@ -266,6 +317,7 @@ int osmp__mpi_done(struct osmp__mpi_comm *s, osmp_coll_t c, int rc)
 
 EXPORT int MPI_Finalize(void)
 {
+    OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Finalize);
     /* The world's state goes first, while every rank still makes this call. */
     MPI_Comm mine[2] = {MPI_COMM_WORLD, MPI_COMM_SELF};
     for (int i = 0; i < 2 && keyval != MPI_KEYVAL_INVALID; i++) {
@@ -275,8 +327,8 @@ EXPORT int MPI_Finalize(void)
     }
     pthread_once(&knobs_once, read_knobs);
     if (verbose) {
-        int rank;
-        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        int rank = -1;
+        if (!foreign_mpi) PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
         for (int c = 0; c < OSMP_COLL_COUNT; c++) {
             long a = (long)osmp__load_relaxed(&accelerated[c]), p = (long)osmp__load_relaxed(&passed[c]);
             if (a || p) fprintf(stderr, "osmp-mpi: rank %d: %-20s %ld on OSMP, %ld passed to MPI\n", rank, osmp_coll_name(c), a, p);

@@ -57,6 +57,7 @@
 
 #include "common/atomic.h"
 #include "common/knobs.h"
+#include "mpi/osmp_mpi.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define WEAK __attribute__((weak))
@@ -120,18 +121,10 @@ static void *buf_c(void *p, int in_place_allowed)
 
 /* ---------------------------------------------------------------- counts */
 
-enum fcall {
-    F_BARRIER, F_BCAST, F_REDUCE, F_ALLREDUCE, F_GATHER, F_ALLGATHER, F_SCATTER, F_RSB, F_ALLTOALL,
-    F_GATHERV, F_SCATTERV, F_ALLGATHERV, F_ALLTOALLV, F_REDUCE_SCATTER, F_SCAN, F_EXSCAN, F_COUNT
-};
-/* The names coll.c prints its counts under, and the others in the same style. */
-static const char *const fcall_names[F_COUNT] = {
-    "barrier",   "bcast",    "reduce",     "allreduce", "gather",         "allgather", "scatter",
-    "reduce_scatter_block",  "alltoall",   "gatherv",   "scatterv",       "allgatherv", "alltoallv",
-    "reduce_scatter",        "scan",       "exscan"};
-static osmp_atomic64_t entered[F_COUNT];
+/* Per collective of OSMP_COLL_MAP (osmp.h), the calls each Fortran entry point took. */
+static osmp_atomic64_t entered[OSMP_COLL_COUNT];
 
-static void enter(enum fcall c)
+static void enter(osmp_coll_t c)
 {
     osmp__fetch_add(&entered[c], 1);
     f_init();
@@ -194,7 +187,8 @@ typedef MPI_Fint fint; /* handles, counts and roots, passed by reference */
 #define P_BARRIER (fint * comm, fint * ierr)
 static void f_barrier P_BARRIER
 {
-    enter(F_BARRIER);
+    OSMP_MPI_FORWARD_IF_FOREIGN(mpi_barrier_);
+    enter(OSMP_COLL_BARRIER);
     set_ierr(ierr, MPI_Barrier(MPI_Comm_f2c(*comm)));
 }
 FORTRAN_NAMES(MPI_BARRIER, mpi_barrier, f_barrier, P_BARRIER)
@@ -205,7 +199,8 @@ F08_NAME(mpi_barrier, f_barrier, P_BARRIER)
 #define P_BCAST (void *buf, fint *count, fint *dt, fint *root, fint *comm, fint *ierr)
 static void f_bcast P_BCAST
 {
-    enter(F_BCAST);
+    OSMP_MPI_FORWARD_IF_FOREIGN(mpi_bcast_);
+    enter(OSMP_COLL_BCAST);
     set_ierr(ierr, MPI_Bcast(buf_c(buf, 0), (int)*count, MPI_Type_f2c(*dt), (int)*root, MPI_Comm_f2c(*comm)));
 }
 FORTRAN_NAMES(MPI_BCAST, mpi_bcast, f_bcast, P_BCAST)
@@ -213,7 +208,8 @@ FORTRAN_NAMES(MPI_BCAST, mpi_bcast, f_bcast, P_BCAST)
 #define P_REDUCE (void *sbuf, void *rbuf, fint *count, fint *dt, fint *op, fint *root, fint *comm, fint *ierr)
 static void f_reduce P_REDUCE
 {
-    enter(F_REDUCE);
+    OSMP_MPI_FORWARD_IF_FOREIGN(mpi_reduce_);
+    enter(OSMP_COLL_REDUCE);
     set_ierr(ierr, MPI_Reduce(buf_c(sbuf, 1), buf_c(rbuf, 0), (int)*count, MPI_Type_f2c(*dt), MPI_Op_f2c(*op),
                               (int)*root, MPI_Comm_f2c(*comm)));
 }
@@ -222,7 +218,8 @@ FORTRAN_NAMES(MPI_REDUCE, mpi_reduce, f_reduce, P_REDUCE)
 #define P_ALLREDUCE (void *sbuf, void *rbuf, fint *count, fint *dt, fint *op, fint *comm, fint *ierr)
 static void f_allreduce P_ALLREDUCE
 {
-    enter(F_ALLREDUCE);
+    OSMP_MPI_FORWARD_IF_FOREIGN(mpi_allreduce_);
+    enter(OSMP_COLL_ALLREDUCE);
     set_ierr(ierr, MPI_Allreduce(buf_c(sbuf, 1), buf_c(rbuf, 0), (int)*count, MPI_Type_f2c(*dt), MPI_Op_f2c(*op),
                                  MPI_Comm_f2c(*comm)));
 }
@@ -232,7 +229,8 @@ FORTRAN_NAMES(MPI_ALLREDUCE, mpi_allreduce, f_allreduce, P_ALLREDUCE)
     (void *sbuf, fint *scount, fint *sdt, void *rbuf, fint *rcount, fint *rdt, fint *root, fint *comm, fint *ierr)
 static void f_gather P_GATHER
 {
-    enter(F_GATHER);
+    OSMP_MPI_FORWARD_IF_FOREIGN(mpi_gather_);
+    enter(OSMP_COLL_GATHER);
     set_ierr(ierr, MPI_Gather(buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), (int)*rcount,
                               MPI_Type_f2c(*rdt), (int)*root, MPI_Comm_f2c(*comm)));
 }
@@ -241,7 +239,8 @@ FORTRAN_NAMES(MPI_GATHER, mpi_gather, f_gather, P_GATHER)
 #define P_ALLGATHER (void *sbuf, fint *scount, fint *sdt, void *rbuf, fint *rcount, fint *rdt, fint *comm, fint *ierr)
 static void f_allgather P_ALLGATHER
 {
-    enter(F_ALLGATHER);
+    OSMP_MPI_FORWARD_IF_FOREIGN(mpi_allgather_);
+    enter(OSMP_COLL_ALLGATHER);
     set_ierr(ierr, MPI_Allgather(buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), (int)*rcount,
                                  MPI_Type_f2c(*rdt), MPI_Comm_f2c(*comm)));
 }
@@ -250,7 +249,8 @@ FORTRAN_NAMES(MPI_ALLGATHER, mpi_allgather, f_allgather, P_ALLGATHER)
 #define P_SCATTER P_GATHER
 static void f_scatter P_SCATTER
 {
-    enter(F_SCATTER);
+    OSMP_MPI_FORWARD_IF_FOREIGN(mpi_scatter_);
+    enter(OSMP_COLL_SCATTER);
     set_ierr(ierr, MPI_Scatter(buf_c(sbuf, 0), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 1), (int)*rcount,
                                MPI_Type_f2c(*rdt), (int)*root, MPI_Comm_f2c(*comm)));
 }
@@ -259,7 +259,8 @@ FORTRAN_NAMES(MPI_SCATTER, mpi_scatter, f_scatter, P_SCATTER)
 #define P_RSB (void *sbuf, void *rbuf, fint *rcount, fint *dt, fint *op, fint *comm, fint *ierr)
 static void f_reduce_scatter_block P_RSB
 {
-    enter(F_RSB);
+    OSMP_MPI_FORWARD_IF_FOREIGN(mpi_reduce_scatter_block_);
+    enter(OSMP_COLL_REDUCE_SCATTER_BLOCK);
     set_ierr(ierr, MPI_Reduce_scatter_block(buf_c(sbuf, 1), buf_c(rbuf, 0), (int)*rcount, MPI_Type_f2c(*dt),
                                             MPI_Op_f2c(*op), MPI_Comm_f2c(*comm)));
 }
@@ -268,7 +269,8 @@ FORTRAN_NAMES(MPI_REDUCE_SCATTER_BLOCK, mpi_reduce_scatter_block, f_reduce_scatt
 #define P_ALLTOALL P_ALLGATHER
 static void f_alltoall P_ALLTOALL
 {
-    enter(F_ALLTOALL);
+    OSMP_MPI_FORWARD_IF_FOREIGN(mpi_alltoall_);
+    enter(OSMP_COLL_ALLTOALL);
     set_ierr(ierr, MPI_Alltoall(buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), (int)*rcount,
                                 MPI_Type_f2c(*rdt), MPI_Comm_f2c(*comm)));
 }
@@ -283,7 +285,8 @@ FORTRAN_NAMES(MPI_ALLTOALL, mpi_alltoall, f_alltoall, P_ALLTOALL)
      fint *comm, fint *ierr)
 static void f_gatherv P_GATHERV
 {
-    enter(F_GATHERV);
+    OSMP_MPI_FORWARD_IF_FOREIGN(mpi_gatherv_);
+    enter(OSMP_COLL_GATHERV);
     MPI_Comm c = MPI_Comm_f2c(*comm);
     int n = sizeof(fint) == sizeof(int) || comm_rank(c) != (int)*root ? 0 : comm_size(c), *t1, *t2;
     int *rc = ints_c(rcounts, n, &t1), *di = ints_c(displs, n, &t2);
@@ -300,7 +303,8 @@ FORTRAN_NAMES(MPI_GATHERV, mpi_gatherv, f_gatherv, P_GATHERV)
      fint *comm, fint *ierr)
 static void f_scatterv P_SCATTERV
 {
-    enter(F_SCATTERV);
+    OSMP_MPI_FORWARD_IF_FOREIGN(mpi_scatterv_);
+    enter(OSMP_COLL_SCATTERV);
     MPI_Comm c = MPI_Comm_f2c(*comm);
     int n = sizeof(fint) == sizeof(int) || comm_rank(c) != (int)*root ? 0 : comm_size(c), *t1, *t2;
     int *sc = ints_c(scounts, n, &t1), *di = ints_c(displs, n, &t2);
@@ -317,7 +321,8 @@ FORTRAN_NAMES(MPI_SCATTERV, mpi_scatterv, f_scatterv, P_SCATTERV)
      fint *ierr)
 static void f_allgatherv P_ALLGATHERV
 {
-    enter(F_ALLGATHERV);
+    OSMP_MPI_FORWARD_IF_FOREIGN(mpi_allgatherv_);
+    enter(OSMP_COLL_ALLGATHERV);
     MPI_Comm c = MPI_Comm_f2c(*comm);
     int n = sizeof(fint) == sizeof(int) ? 0 : comm_size(c), *t1, *t2;
     int *rc = ints_c(rcounts, n, &t1), *di = ints_c(displs, n, &t2);
@@ -334,7 +339,8 @@ FORTRAN_NAMES(MPI_ALLGATHERV, mpi_allgatherv, f_allgatherv, P_ALLGATHERV)
      fint *comm, fint *ierr)
 static void f_alltoallv P_ALLTOALLV
 {
-    enter(F_ALLTOALLV);
+    OSMP_MPI_FORWARD_IF_FOREIGN(mpi_alltoallv_);
+    enter(OSMP_COLL_ALLTOALLV);
     MPI_Comm c = MPI_Comm_f2c(*comm);
     int n = sizeof(fint) == sizeof(int) ? 0 : comm_size(c), *t[4];
     int *sc = ints_c(scounts, n, &t[0]), *sd = ints_c(sdispls, n, &t[1]);
@@ -349,7 +355,8 @@ FORTRAN_NAMES(MPI_ALLTOALLV, mpi_alltoallv, f_alltoallv, P_ALLTOALLV)
 #define P_REDUCE_SCATTER (void *sbuf, void *rbuf, fint *rcounts, fint *dt, fint *op, fint *comm, fint *ierr)
 static void f_reduce_scatter P_REDUCE_SCATTER
 {
-    enter(F_REDUCE_SCATTER);
+    OSMP_MPI_FORWARD_IF_FOREIGN(mpi_reduce_scatter_);
+    enter(OSMP_COLL_REDUCE_SCATTER);
     MPI_Comm c = MPI_Comm_f2c(*comm);
     int n = sizeof(fint) == sizeof(int) ? 0 : comm_size(c), *t1;
     int *rc = ints_c(rcounts, n, &t1);
@@ -362,7 +369,8 @@ FORTRAN_NAMES(MPI_REDUCE_SCATTER, mpi_reduce_scatter, f_reduce_scatter, P_REDUCE
 #define P_SCAN P_ALLREDUCE
 static void f_scan P_SCAN
 {
-    enter(F_SCAN);
+    OSMP_MPI_FORWARD_IF_FOREIGN(mpi_scan_);
+    enter(OSMP_COLL_SCAN);
     set_ierr(ierr, MPI_Scan(buf_c(sbuf, 1), buf_c(rbuf, 0), (int)*count, MPI_Type_f2c(*dt), MPI_Op_f2c(*op),
                             MPI_Comm_f2c(*comm)));
 }
@@ -370,7 +378,8 @@ FORTRAN_NAMES(MPI_SCAN, mpi_scan, f_scan, P_SCAN)
 
 static void f_exscan P_SCAN
 {
-    enter(F_EXSCAN);
+    OSMP_MPI_FORWARD_IF_FOREIGN(mpi_exscan_);
+    enter(OSMP_COLL_EXSCAN);
     set_ierr(ierr, MPI_Exscan(buf_c(sbuf, 1), buf_c(rbuf, 0), (int)*count, MPI_Type_f2c(*dt), MPI_Op_f2c(*op),
                               MPI_Comm_f2c(*comm)));
 }
@@ -381,12 +390,13 @@ FORTRAN_NAMES(MPI_EXSCAN, mpi_exscan, f_exscan, P_SCAN)
 #define P_FINALIZE (fint * ierr)
 static void f_finalize P_FINALIZE
 {
+    OSMP_MPI_FORWARD_IF_FOREIGN(mpi_finalize_);
     f_init();
     if (atoi(osmp__knob_str(OSMP_KNOB_VERBOSE)) > 0) {
         int rank = comm_rank(MPI_COMM_WORLD);
-        for (int c = 0; c < F_COUNT; c++) {
+        for (int c = 0; c < OSMP_COLL_COUNT; c++) {
             long n = (long)osmp__load_relaxed(&entered[c]);
-            if (n) fprintf(stderr, "osmp-mpi: rank %d: Fortran %-20s %ld calls\n", rank, fcall_names[c], n);
+            if (n) fprintf(stderr, "osmp-mpi: rank %d: Fortran %-20s %ld calls\n", rank, osmp_coll_name(c), n);
         }
     }
     set_ierr(ierr, MPI_Finalize());

@@ -50,6 +50,7 @@ enum osmp__mpi_reason {
     R_SETUP,
     R_COUNT_LIMIT,
     R_LONE_LOGICAL,
+    R_FOREIGN,
     R_NREASONS
 };
 
@@ -80,6 +81,26 @@ struct osmp__mpi_comm *osmp__mpi_state(MPI_Comm comm, osmp_coll_t c);
 int osmp__mpi_pass(osmp_coll_t c, enum osmp__mpi_reason r);
 /* Count a call that ran on OSMP; an OSMP failure goes to the communicator's error handler. */
 int osmp__mpi_done(struct osmp__mpi_comm *s, osmp_coll_t c, int rc);
+
+/* 1 when the program runs the other MPI library than this build's (checked
+ * once, by the running library's version string). */
+int osmp__mpi_foreign(void);
+/* The running library's own definition of an MPI_ function (the next one after
+ * this library in the lookup order). */
+void *osmp__mpi_next(const char *name);
+
+typedef void (*osmp__mpi_fn)(void);
+/* First thing in every exported MPI_ function: in a program of the other MPI
+ * library, our handle types mean nothing (MPICH's are 32-bit ints, Open MPI's
+ * pointers, so arguments would even be cut), so the call goes on, argument
+ * registers untouched, to that library's own definition. */
+#define OSMP_MPI_FORWARD_IF_FOREIGN(name)                                                                    \
+    do {                                                                                                     \
+        if (__builtin_expect(osmp__mpi_foreign(), 0)) {                                                      \
+            void *args_ = __builtin_apply_args();                                                            \
+            __builtin_return(__builtin_apply((osmp__mpi_fn)osmp__mpi_next(#name), args_, 64));                \
+        }                                                                                                    \
+    } while (0)
 
 static inline const void *osmp__mpi_in_place(const void *buf)
 {

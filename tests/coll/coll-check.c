@@ -121,48 +121,60 @@ static void fill(osmp_dtype_t d, osmp_op_t op, void *buf, size_t first, size_t c
     }
 }
 
-/* Reference: fold the inputs of ranks 0..n-1 in order, in the type's own width. */
+/* Fold rank r's input elements first .. first+count-1 into acc (tmp: scratch of count elements), in the
+ * type's own width. Logical operations depend only on whether their operands are zero, so an accumulator
+ * already turned into 0 or 1 folds on unchanged. */
+static void fold_rank(osmp_dtype_t d, osmp_op_t op, void *acc, void *tmp, size_t first, size_t count, int r,
+                      uint64_t salt)
+{
+    fill(d, op, tmp, first, count, r, salt);
+    for (size_t i = 0; i < count; i++) {
+        if (is_float(d)) {
+            double a = get_f(d, acc, i), b = get_f(d, tmp, i), v = 0;
+            switch (op) {
+            case OSMP_SUM: v = a + b; break;
+            case OSMP_PROD: v = a * b; break;
+            case OSMP_MIN: v = b < a ? b : a; break;
+            default: v = b > a ? b : a; break;
+            }
+            put_f(d, acc, i, v);
+            continue;
+        }
+        int64_t a = get_int(d, acc, i), b = get_int(d, tmp, i);
+        uint64_t ua = (uint64_t)a, ub = (uint64_t)b, v = 0;
+        int less = is_signed(d) ? b < a : (uint64_t)b < (uint64_t)a;
+        switch (op) {
+        case OSMP_SUM: v = ua + ub; break;
+        case OSMP_PROD: v = ua * ub; break;
+        case OSMP_MIN: v = less ? ub : ua; break;
+        case OSMP_MAX: v = less ? ua : ub; break;
+        case OSMP_LAND: v = a && b; break;
+        case OSMP_LOR: v = a || b; break;
+        case OSMP_LXOR: v = !a != !b; break;
+        case OSMP_BAND: v = ua & ub; break;
+        case OSMP_BOR: v = ua | ub; break;
+        case OSMP_BXOR: v = ua ^ ub; break;
+        default: break;
+        }
+        put_int(d, acc, i, v);
+    }
+}
+
+/* Logical operations give 0 or 1, also for a lone contribution (osmp.h). */
+static void logical_01(osmp_dtype_t d, osmp_op_t op, void *acc, size_t count)
+{
+    for (size_t i = 0; op >= OSMP_LAND && op <= OSMP_LXOR && i < count; i++)
+        put_int(d, acc, i, get_int(d, acc, i) != 0);
+}
+
+/* Reference: fold the inputs of ranks 0..n-1 (n >= 1) in order, in the type's own width. */
 static void reference(osmp_dtype_t d, osmp_op_t op, void *out, size_t first, size_t count, int n, uint64_t salt)
 {
     size_t e = osmp_dtype_size(d);
-    char *tmp = malloc(e * count);
-    for (int r = 0; r < n; r++) {
-        fill(d, op, r ? tmp : out, first, count, r, salt);
-        if (!r) continue;
-        for (size_t i = 0; i < count; i++) {
-            if (is_float(d)) {
-                double a = get_f(d, out, i), b = get_f(d, tmp, i), v = 0;
-                switch (op) {
-                case OSMP_SUM: v = a + b; break;
-                case OSMP_PROD: v = a * b; break;
-                case OSMP_MIN: v = b < a ? b : a; break;
-                default: v = b > a ? b : a; break;
-                }
-                put_f(d, out, i, v);
-                continue;
-            }
-            int64_t a = get_int(d, out, i), b = get_int(d, tmp, i);
-            uint64_t ua = (uint64_t)a, ub = (uint64_t)b, v = 0;
-            int less = is_signed(d) ? b < a : (uint64_t)b < (uint64_t)a;
-            switch (op) {
-            case OSMP_SUM: v = ua + ub; break;
-            case OSMP_PROD: v = ua * ub; break;
-            case OSMP_MIN: v = less ? ub : ua; break;
-            case OSMP_MAX: v = less ? ua : ub; break;
-            case OSMP_LAND: v = a && b; break;
-            case OSMP_LOR: v = a || b; break;
-            case OSMP_LXOR: v = !a != !b; break;
-            case OSMP_BAND: v = ua & ub; break;
-            case OSMP_BOR: v = ua | ub; break;
-            case OSMP_BXOR: v = ua ^ ub; break;
-            default: break;
-            }
-            put_int(d, out, i, v);
-        }
-    }
-    /* Logical operations give 0 or 1, also for a lone contribution (osmp.h). */
-    for (size_t i = 0; op >= OSMP_LAND && op <= OSMP_LXOR && i < count; i++)
-        put_int(d, out, i, get_int(d, out, i) != 0);
+    char *tmp = malloc(e * (count ? count : 1));
+    fill(d, op, out, first, count, 0, salt);
+    for (int r = 1; r < n; r++) fold_rank(d, op, out, tmp, first, count, r, salt);
+    logical_01(d, op, out, count);
     free(tmp);
 }
 
@@ -196,12 +208,11 @@ static void check_reduced(osmp_team_t t, const char *what, osmp_dtype_t d, osmp_
     }
 }
 
-static void check_window(osmp_team_t t, const char *what, osmp_dtype_t d, osmp_op_t op, const void *got,
-                         size_t first, size_t count, size_t whole, uint64_t salt)
+/* Compare count result elements (elements first.. of a result of `whole`) with the reference values. */
+static void compare(osmp_team_t t, const char *what, osmp_dtype_t d, osmp_op_t op, const void *got, const void *want,
+                    size_t first, size_t count, size_t whole)
 {
     size_t e = osmp_dtype_size(d);
-    char *want = malloc(e * (count ? count : 1));
-    reference(d, op, want, first, count, osmp_team_size(t), salt);
     for (size_t i = 0; i < count; i++) {
         if (is_float(d)) {
             double g = get_f(d, got, i), w = get_f(d, want, i);
@@ -209,11 +220,20 @@ static void check_window(osmp_team_t t, const char *what, osmp_dtype_t d, osmp_o
             if (!(fabs(g - w) <= tol))
                 FAIL("%s %s %s count %zu: element %zu is %.17g, expected %.17g", what, dtype_names[d], op_names[op],
                      whole, first + i, g, w);
-        } else if (memcmp((const char *)got + i * e, want + i * e, e) != 0) {
+        } else if (memcmp((const char *)got + i * e, (const char *)want + i * e, e) != 0) {
             FAIL("%s %s %s count %zu: element %zu is %lld, expected %lld", what, dtype_names[d], op_names[op], whole,
                  first + i, (long long)get_int(d, got, i), (long long)get_int(d, want, i));
         }
     }
+}
+
+static void check_window(osmp_team_t t, const char *what, osmp_dtype_t d, osmp_op_t op, const void *got,
+                         size_t first, size_t count, size_t whole, uint64_t salt)
+{
+    size_t e = osmp_dtype_size(d);
+    char *want = malloc(e * (count ? count : 1));
+    reference(d, op, want, first, count, osmp_team_size(t), salt);
+    compare(t, what, d, op, got, want, first, count, whole);
     free(want);
 }
 
@@ -356,6 +376,317 @@ static void check_alltoall(osmp_team_t t, size_t count, osmp_dtype_t d)
     free(out);
 }
 
+/* ---- vector variants: irregular counts (zeros, one block of several chunks), displacements with gaps and
+ * blocks out of rank order; bytes outside the blocks keep a sentinel ---- */
+
+#define SENTINEL 0xa5
+#define TAIL 64 /* sentinel bytes after every buffer the library writes into */
+
+/* The rank whose block is large from scale 1000 on: near the middle, never one of the zero ranks. */
+static int big_rank(int n)
+{
+    int b = n / 2;
+    return (b * 7 + 3) % 5 ? b : (b + 1) % n;
+}
+
+/* Elements rank r (of n) has at scale c: (r*7+3) % 5 quarters of c, rounded up, so ranks 1, 6, 11, ... have
+ * none; from c = 1000 on, big_rank(n) has 70001 more (more than 64 KiB, several chunks, at any element size). */
+static size_t vcount(int r, int n, size_t c)
+{
+    size_t k = (size_t)((r * 7 + 3) % 5), v = (k * c + 3) / 4;
+    return v + (c >= 1000 && r == big_rank(n) ? 70001 : 0);
+}
+
+/* Alltoallv: elements rank i sends rank j at scale c. Irregular (zero for (7i + 3j + 1) % 5 == 0) or, for
+ * in place, symmetric (what j sends i is what i sends j, as MPI requires there); from c = 1000 on, the
+ * pairs i + j = n - 1 (one per rank, both ways) have a block of several chunks. */
+static size_t pair_count(int i, int j, int n, size_t c, int symmetric)
+{
+    size_t k = (size_t)(symmetric ? (i + j + (i * j) % 3) % 5 : (7 * i + 3 * j + 1) % 5), v = (k * c + 3) / 4;
+    return v + (c >= 1000 && i + j == n - 1 ? 70001 : 0);
+}
+
+enum { PACKED, REVERSED, ROTATED };
+
+/* Displacements (elements) of n blocks of cnt[r] elements. PACKED: rank order, no gaps. REVERSED: rank n-1
+ * first; ROTATED: rank n/3 first, then on in rank order; both with r % 3 elements of gap before block r and
+ * 2 after the last. Returns the elements the blocks and gaps span. */
+static size_t layout(int n, const size_t *cnt, size_t *displ, int kind)
+{
+    size_t at = 0;
+    for (int p = 0; p < n; p++) {
+        int r = kind == REVERSED ? n - 1 - p : kind == ROTATED ? (p + n / 3) % n : p;
+        if (kind != PACKED) at += (size_t)(r % 3);
+        displ[r] = at;
+        at += cnt[r];
+    }
+    return at + (kind != PACKED ? 2 : 0);
+}
+
+/* What a buffer of `bytes` must hold: block r (cnt[r] elements of e bytes at displ[r]) carries
+ * pattern(r * mul + add), every other byte the sentinel. */
+static void expect_blocks(unsigned char *want, size_t bytes, int n, const size_t *cnt, const size_t *displ, size_t e,
+                          int mul, int add, uint64_t salt)
+{
+    memset(want, SENTINEL, bytes);
+    for (int r = 0; r < n; r++) fill_block(want + displ[r] * e, r * mul + add, cnt[r] * e, salt);
+}
+
+/* got must equal want; else name the first byte that differs: in which block, or in a gap. */
+static void check_layout(osmp_team_t t, const char *what, const unsigned char *got, const unsigned char *want,
+                         size_t bytes, int n, const size_t *cnt, const size_t *displ, size_t e)
+{
+    if (!memcmp(got, want, bytes)) return;
+    size_t at = 0;
+    while (got[at] == want[at]) at++;
+    for (int r = 0; r < n; r++)
+        if (at >= displ[r] * e && at < (displ[r] + cnt[r]) * e)
+            FAIL("%s: block of rank %d (%zu elements at displacement %zu), byte %zu is 0x%02x, expected 0x%02x", what,
+                 r, cnt[r], displ[r], at - displ[r] * e, got[at], want[at]);
+    FAIL("%s: byte %zu of %zu, outside every block (a gap or past the end), is 0x%02x: the sentinel 0x%02x was "
+         "overwritten", what, at, bytes, got[at], want[at]);
+}
+
+static void check_tail(osmp_team_t t, const char *what, const unsigned char *p, size_t bytes)
+{
+    for (size_t i = 0; i < bytes; i++)
+        if (p[i] != SENTINEL) FAIL("%s wrote past the end of its block (byte %zu after it)", what, i);
+}
+
+/* Gatherv and scatterv at one root: the root's blocks laid out by `kind`; the other ranks pass NULL for
+ * everything only the root reads, and ranks without elements a NULL buffer. */
+static void check_gatherv_scatterv(osmp_team_t t, size_t c, osmp_dtype_t d, int root, int kind)
+{
+    int me = osmp_team_rank(t), n = osmp_team_size(t), rt = me == root;
+    size_t e = osmp_dtype_size(d);
+    uint64_t salt = salt_counter++;
+    size_t *cnt = malloc(sizeof(size_t) * (size_t)n), *displ = malloc(sizeof(size_t) * (size_t)n);
+    for (int r = 0; r < n; r++) cnt[r] = vcount(r, n, c);
+    size_t bytes = layout(n, cnt, displ, kind) * e + TAIL, mb = cnt[me] * e;
+    unsigned char *mine = malloc(mb + TAIL), *all = rt ? malloc(bytes) : NULL, *want = rt ? malloc(bytes) : NULL;
+    unsigned char *send = cnt[me] ? mine : NULL;
+    char what[160];
+    const char *order = kind == REVERSED ? "reversed" : kind == ROTATED ? "rotated" : "packed";
+
+    /* gatherv, then in place (the root's block already at displ[root]) */
+    snprintf(what, sizeof(what), "gatherv (%s %s blocks, scale %zu, root %d)", dtype_names[d], order, c, root);
+    fill_block(mine, me, mb, salt);
+    if (rt) memset(all, SENTINEL, bytes);
+    EXPECT_OK(osmp_gatherv(t, send, cnt[me], all, rt ? cnt : NULL, rt ? displ : NULL, d, root));
+    check_block(t, "gatherv's send buffer", mine, me, mb, salt);
+    if (rt) {
+        expect_blocks(want, bytes - TAIL, n, cnt, displ, e, 1, 0, salt);
+        memset(want + bytes - TAIL, SENTINEL, TAIL);
+        check_layout(t, what, all, want, bytes, n, cnt, displ, e);
+        memset(all, SENTINEL, bytes);
+        fill_block(all + displ[root] * e, root, mb, salt);
+    }
+    snprintf(what, sizeof(what), "gatherv in place (%s %s blocks, scale %zu, root %d)", dtype_names[d], order, c,
+             root);
+    EXPECT_OK(osmp_gatherv(t, rt ? OSMP_IN_PLACE : send, cnt[me], all, rt ? cnt : NULL, rt ? displ : NULL, d, root));
+    if (rt) check_layout(t, what, all, want, bytes, n, cnt, displ, e);
+
+    /* scatterv: block r of the root's buffer (pattern r) lands in rank r's buffer; the root's is unchanged */
+    snprintf(what, sizeof(what), "scatterv (%s %s blocks, scale %zu, root %d)", dtype_names[d], order, c, root);
+    if (rt) {
+        expect_blocks(want, bytes - TAIL, n, cnt, displ, e, 1, 0, salt + 1);
+        memset(want + bytes - TAIL, SENTINEL, TAIL);
+        memcpy(all, want, bytes);
+    }
+    memset(mine, SENTINEL, mb + TAIL);
+    EXPECT_OK(osmp_scatterv(t, all, rt ? cnt : NULL, rt ? displ : NULL, send, cnt[me], d, root));
+    check_block(t, what, mine, me, mb, salt + 1);
+    check_tail(t, what, mine + mb, TAIL);
+    if (rt) check_layout(t, "scatterv's send buffer (changed)", all, want, bytes, n, cnt, displ, e);
+    /* in place at the root: its block stays where it is, its receive buffer is not touched */
+    snprintf(what, sizeof(what), "scatterv in place (%s %s blocks, scale %zu, root %d)", dtype_names[d], order, c,
+             root);
+    memset(mine, SENTINEL, mb + TAIL);
+    EXPECT_OK(osmp_scatterv(t, all, rt ? cnt : NULL, rt ? displ : NULL, rt ? OSMP_IN_PLACE : send, cnt[me], d, root));
+    if (rt) {
+        check_layout(t, what, all, want, bytes, n, cnt, displ, e);
+        check_tail(t, "scatterv in place at the root (its own receive buffer)", mine, mb + TAIL);
+    } else {
+        check_block(t, what, mine, me, mb, salt + 1);
+        check_tail(t, what, mine + mb, TAIL);
+    }
+    free(cnt);
+    free(displ);
+    free(mine);
+    free(all);
+    free(want);
+}
+
+/* Allgatherv with blocks laid out by `kind` (PACKED is the contiguous case), then in place. */
+static void check_allgatherv(osmp_team_t t, size_t c, osmp_dtype_t d, int kind)
+{
+    int me = osmp_team_rank(t), n = osmp_team_size(t);
+    size_t e = osmp_dtype_size(d);
+    uint64_t salt = salt_counter++;
+    size_t *cnt = malloc(sizeof(size_t) * (size_t)n), *displ = malloc(sizeof(size_t) * (size_t)n);
+    for (int r = 0; r < n; r++) cnt[r] = vcount(r, n, c);
+    size_t bytes = layout(n, cnt, displ, kind) * e + TAIL, mb = cnt[me] * e;
+    unsigned char *mine = malloc(mb + 1), *all = malloc(bytes), *want = malloc(bytes);
+    char what[160];
+    const char *order = kind == REVERSED ? "reversed" : kind == ROTATED ? "rotated" : "packed";
+    expect_blocks(want, bytes - TAIL, n, cnt, displ, e, 1, 0, salt);
+    memset(want + bytes - TAIL, SENTINEL, TAIL);
+
+    snprintf(what, sizeof(what), "allgatherv (%s %s blocks, scale %zu)", dtype_names[d], order, c);
+    fill_block(mine, me, mb, salt);
+    memset(all, SENTINEL, bytes);
+    EXPECT_OK(osmp_allgatherv(t, cnt[me] ? mine : NULL, cnt[me], all, cnt, displ, d));
+    check_layout(t, what, all, want, bytes, n, cnt, displ, e);
+    check_block(t, "allgatherv's send buffer", mine, me, mb, salt);
+
+    snprintf(what, sizeof(what), "allgatherv in place (%s %s blocks, scale %zu)", dtype_names[d], order, c);
+    memset(all, SENTINEL, bytes);
+    fill_block(all + displ[me] * e, me, mb, salt);
+    EXPECT_OK(osmp_allgatherv(t, OSMP_IN_PLACE, cnt[me], all, cnt, displ, d));
+    check_layout(t, what, all, want, bytes, n, cnt, displ, e);
+    free(cnt);
+    free(displ);
+    free(mine);
+    free(all);
+    free(want);
+}
+
+/* Alltoallv: the block rank i sends rank j carries pattern(i * n + j); send blocks ROTATED, receive blocks
+ * REVERSED. In place: symmetric counts, recvbuf (REVERSED) holds the blocks to send, sendcounts and sdispls
+ * are NULL (not read). */
+static void check_alltoallv(osmp_team_t t, size_t c, osmp_dtype_t d)
+{
+    int me = osmp_team_rank(t), n = osmp_team_size(t);
+    size_t e = osmp_dtype_size(d);
+    uint64_t salt = salt_counter++;
+    size_t *sc = malloc(sizeof(size_t) * (size_t)n), *sd = malloc(sizeof(size_t) * (size_t)n);
+    size_t *rc = malloc(sizeof(size_t) * (size_t)n), *rd = malloc(sizeof(size_t) * (size_t)n);
+    char what[160];
+    for (int j = 0; j < n; j++) {
+        sc[j] = pair_count(me, j, n, c, 0);
+        rc[j] = pair_count(j, me, n, c, 0);
+    }
+    size_t sbytes = layout(n, sc, sd, ROTATED) * e, rbytes = layout(n, rc, rd, REVERSED) * e + TAIL;
+    unsigned char *in = malloc(sbytes), *check = malloc(sbytes > rbytes ? sbytes : rbytes), *out = malloc(rbytes);
+    expect_blocks(in, sbytes, n, sc, sd, e, 1, me * n, salt);
+    memset(out, SENTINEL, rbytes);
+    snprintf(what, sizeof(what), "alltoallv (%s, scale %zu)", dtype_names[d], c);
+    EXPECT_OK(osmp_alltoallv(t, in, sc, sd, out, rc, rd, d));
+    expect_blocks(check, rbytes - TAIL, n, rc, rd, e, n, me, salt);
+    memset(check + rbytes - TAIL, SENTINEL, TAIL);
+    check_layout(t, what, out, check, rbytes, n, rc, rd, e);
+    expect_blocks(check, sbytes, n, sc, sd, e, 1, me * n, salt);
+    check_layout(t, "alltoallv's send buffer (changed)", in, check, sbytes, n, sc, sd, e);
+
+    /* in place */
+    for (int j = 0; j < n; j++) rc[j] = pair_count(me, j, n, c, 1);
+    free(out);
+    free(check);
+    rbytes = layout(n, rc, rd, REVERSED) * e + TAIL;
+    out = malloc(rbytes);
+    check = malloc(rbytes);
+    expect_blocks(out, rbytes - TAIL, n, rc, rd, e, 1, me * n, salt + 1);
+    memset(out + rbytes - TAIL, SENTINEL, TAIL);
+    snprintf(what, sizeof(what), "alltoallv in place (%s, scale %zu)", dtype_names[d], c);
+    EXPECT_OK(osmp_alltoallv(t, OSMP_IN_PLACE, NULL, NULL, out, rc, rd, d));
+    expect_blocks(check, rbytes - TAIL, n, rc, rd, e, n, me, salt + 1);
+    memset(check + rbytes - TAIL, SENTINEL, TAIL);
+    check_layout(t, what, out, check, rbytes, n, rc, rd, e);
+    free(sc);
+    free(sd);
+    free(rc);
+    free(rd);
+    free(in);
+    free(check);
+    free(out);
+}
+
+/* Reduce_scatter with irregular recvcounts (some zero): rank r gets elements off[r] .. off[r]+rc[r]-1 of
+ * the reduction; then in place (recvbuf holds the whole input, the result goes to its start). */
+static void check_reduce_scatter_v(osmp_team_t t, size_t c, osmp_dtype_t d, osmp_op_t op)
+{
+    int me = osmp_team_rank(t), n = osmp_team_size(t);
+    size_t e = osmp_dtype_size(d), total = 0, off = 0;
+    uint64_t salt = salt_counter++;
+    size_t *rc = malloc(sizeof(size_t) * (size_t)n);
+    for (int r = 0; r < n; r++) {
+        rc[r] = vcount(r, n, c);
+        if (r == me) off = total;
+        total += rc[r];
+    }
+    size_t mb = rc[me] * e;
+    char *in = malloc(total * e + 1), *out = malloc(mb + TAIL), *buf = malloc(total * e + TAIL);
+    char what[96];
+    fill(d, op, in, 0, total, me, salt);
+    memset(out, SENTINEL, mb + TAIL);
+    snprintf(what, sizeof(what), "reduce_scatter (scale %zu, %zu of %zu)", c, rc[me], total);
+    EXPECT_OK(osmp_reduce_scatter(t, in, out, rc, d, op)); //TEMP
+    check_reduced(t, what, d, op, out, off, rc[me], salt);
+    check_tail(t, what, (unsigned char *)out + mb, TAIL);
+    memcpy(buf, in, total * e);
+    memset(buf + total * e, SENTINEL, TAIL);
+    snprintf(what, sizeof(what), "reduce_scatter in place (scale %zu, %zu of %zu)", c, rc[me], total);
+    EXPECT_OK(osmp_reduce_scatter(t, OSMP_IN_PLACE, buf, rc, d, op));
+    check_reduced(t, what, d, op, buf, off, rc[me], salt);
+    check_tail(t, what, (unsigned char *)buf + total * e, TAIL);
+    free(rc);
+    free(in);
+    free(out);
+    free(buf);
+}
+
+/* Scan and exscan, each out of place and in place. Rank r's results against the reference folded in rank
+ * order: ranks 0..r-1 (exscan), then rank r on top (scan); beyond 16 participants large results in windows
+ * (as check_reduced). Exscan leaves rank 0's recvbuf alone: the sentinel, or (in place) its input. A lone
+ * contribution (scan at rank 0, exscan at rank 1) is that input as it is, as in MPI: logical operations
+ * give 0 or 1 from two contributions on (src/team/api.c; unlike a team of one's allreduce). */
+static void check_scan(osmp_team_t t, size_t count, osmp_dtype_t d, osmp_op_t op)
+{
+    int me = osmp_team_rank(t), n = osmp_team_size(t);
+    size_t e = osmp_dtype_size(d), bytes = e * count;
+    uint64_t salt = salt_counter++;
+    char *in = malloc(bytes + 1), *res[4], *want = malloc(bytes + 1), *tmp = malloc(bytes + 1);
+    static const char *const name[4] = {"exscan", "exscan in place", "scan", "scan in place"};
+    fill(d, op, in, 0, count, me, salt);
+    for (int k = 0; k < 4; k++) {
+        res[k] = malloc(bytes + TAIL);
+        memset(res[k], SENTINEL, bytes + TAIL);
+        if (k & 1) memcpy(res[k], in, bytes);
+    }
+    EXPECT_OK(osmp_exscan(t, in, res[0], count, d, op));
+    EXPECT_OK(osmp_exscan(t, OSMP_IN_PLACE, res[1], count, d, op));
+    EXPECT_OK(osmp_scan(t, in, res[2], count, d, op));
+    EXPECT_OK(osmp_scan(t, OSMP_IN_PLACE, res[3], count, d, op));
+    for (int k = 0; k < 4; k++) check_tail(t, name[k], (unsigned char *)res[k] + bytes, TAIL);
+    if (me == 0) {
+        for (size_t i = 0; i < bytes; i++)
+            if ((unsigned char)res[0][i] != SENTINEL)
+                FAIL("exscan %s %s count %zu: rank 0's recvbuf was written (byte %zu)", dtype_names[d], op_names[op],
+                     count, i);
+        if (memcmp(res[1], in, bytes))
+            FAIL("exscan in place %s %s count %zu: rank 0's recvbuf was changed", dtype_names[d], op_names[op], count);
+    }
+    size_t win = n <= 16 || count <= 4096 ? count : 64;
+    for (size_t at = 0;; at += 4096) {
+        if (at + win > count) at = count - win; /* the last window ends at the last element */
+        /* exscan: ranks 0 .. me-1 */
+        fill(d, op, want, at, win, 0, salt);
+        if (me > 0) {
+            for (int r = 1; r < me; r++) fold_rank(d, op, want, tmp, at, win, r, salt);
+            compare(t, name[0], d, op, res[0] + at * e, want, at, win, count);
+            compare(t, name[1], d, op, res[1] + at * e, want, at, win, count);
+            fold_rank(d, op, want, tmp, at, win, me, salt);
+        }
+        compare(t, name[2], d, op, res[2] + at * e, want, at, win, count);
+        compare(t, name[3], d, op, res[3] + at * e, want, at, win, count);
+        if (at + win >= count) break;
+    }
+    for (int k = 0; k < 4; k++) free(res[k]);
+    free(in);
+    free(want);
+    free(tmp);
+}
+
 /* Bad arguments are rejected locally, before any communication. */
 static void check_errors(osmp_team_t t)
 {
@@ -372,6 +703,64 @@ static void check_errors(osmp_team_t t)
     if (osmp_gather(t, &c, &c, SIZE_MAX / 2, OSMP_INT64, 0) != OSMP_ERR_INVALID_ARG) FAIL("count overflow accepted");
     if (y != 0 || c != 0) FAIL("a rejected call wrote into a buffer");
     if (osmp_barrier(NULL) != OSMP_ERR_INVALID_ARG) FAIL("NULL team accepted");
+    /* the vector variants, scan and exscan: one count of 1 per rank, displacements in rank order */
+    size_t *cnt = malloc(sizeof(size_t) * (size_t)n), *displ = malloc(sizeof(size_t) * (size_t)n);
+    char *buf = calloc((size_t)n + 1, 8), *zero = calloc((size_t)n + 1, 8);
+    for (int r = 0; r < n; r++) cnt[r] = 1, displ[r] = (size_t)r;
+    static const struct {
+        const char *what;
+        int want;
+    } vcase[] = {
+        {"scan bxor on double", OSMP_ERR_TYPE},       {"exscan land on float", OSMP_ERR_TYPE},
+        {"scan op -1", OSMP_ERR_INVALID_ARG},         {"exscan dtype 99", OSMP_ERR_INVALID_ARG},
+        {"scan recvbuf in place", OSMP_ERR_INVALID_ARG},
+        {"gatherv root = size", OSMP_ERR_INVALID_ARG}, {"scatterv root -1", OSMP_ERR_INVALID_ARG},
+        {"allgatherv NULL recvcounts", OSMP_ERR_INVALID_ARG}, {"allgatherv NULL displs", OSMP_ERR_INVALID_ARG},
+        {"allgatherv recvbuf in place", OSMP_ERR_INVALID_ARG}, {"alltoallv recvbuf in place", OSMP_ERR_INVALID_ARG},
+        {"alltoallv NULL rdispls", OSMP_ERR_INVALID_ARG}, {"alltoallv NULL sendcounts", OSMP_ERR_INVALID_ARG},
+        {"reduce_scatter NULL recvcounts", OSMP_ERR_INVALID_ARG}, {"reduce_scatter lxor on float", OSMP_ERR_TYPE},
+        {"reduce_scatter dtype 99", OSMP_ERR_INVALID_ARG},
+    };
+    for (size_t i = 0; i < sizeof(vcase) / sizeof(*vcase); i++) {
+        char *s = buf, *r = buf + 8 * (size_t)n / 2; /* never used: every call is rejected */
+        int rc = 0;
+        switch (i) {
+        case 0: rc = osmp_scan(t, s, r, 1, OSMP_DOUBLE, OSMP_BXOR); break;
+        case 1: rc = osmp_exscan(t, s, r, 1, OSMP_FLOAT, OSMP_LAND); break;
+        case 2: rc = osmp_scan(t, s, r, 1, OSMP_INT32, (osmp_op_t)-1); break;
+        case 3: rc = osmp_exscan(t, s, r, 1, (osmp_dtype_t)99, OSMP_SUM); break;
+        case 4: rc = osmp_scan(t, s, OSMP_IN_PLACE, 1, OSMP_INT8, OSMP_SUM); break;
+        case 5: rc = osmp_gatherv(t, s, 1, r, cnt, displ, OSMP_INT8, n); break;
+        case 6: rc = osmp_scatterv(t, s, cnt, displ, r, 1, OSMP_INT8, -1); break;
+        case 7: rc = osmp_allgatherv(t, s, 1, r, NULL, displ, OSMP_INT8); break;
+        case 8: rc = osmp_allgatherv(t, s, 1, r, cnt, NULL, OSMP_INT8); break;
+        case 9: rc = osmp_allgatherv(t, s, 1, OSMP_IN_PLACE, cnt, displ, OSMP_INT8); break;
+        case 10: rc = osmp_alltoallv(t, s, cnt, displ, OSMP_IN_PLACE, cnt, displ, OSMP_INT8); break;
+        case 11: rc = osmp_alltoallv(t, s, cnt, displ, r, cnt, NULL, OSMP_INT8); break;
+        case 12: rc = osmp_alltoallv(t, s, NULL, displ, r, cnt, displ, OSMP_INT8); break;
+        case 13: rc = osmp_reduce_scatter(t, s, r, NULL, OSMP_INT8, OSMP_SUM); break;
+        case 14: rc = osmp_reduce_scatter(t, s, r, cnt, OSMP_FLOAT, OSMP_LXOR); break;
+        case 15: rc = osmp_reduce_scatter(t, s, r, cnt, (osmp_dtype_t)99, OSMP_SUM); break;
+        }
+        if (rc != vcase[i].want)
+            FAIL("%s: returned %s, expected %s", vcase[i].what, osmp_status_name(rc), osmp_status_name(vcase[i].want));
+        if (memcmp(buf, zero, 8 * ((size_t)n + 1))) FAIL("%s: the rejected call wrote into a buffer", vcase[i].what);
+    }
+    free(cnt);
+    free(displ);
+    free(buf);
+    free(zero);
+}
+
+/* Which datatype/operation pairs the vector reduction and the scans check at one count: every pair up to 7
+ * elements; beyond, a rotating thirteenth and the int32 and double sums (big teams: the sums only), every
+ * pair at the full level. */
+static int pick_pair(int d, int op, size_t ci, size_t count, int big_team)
+{
+    if (!op_allowed((osmp_dtype_t)d, (osmp_op_t)op)) return 0;
+    if (count <= 7 || level_full) return 1;
+    if (op == OSMP_SUM && (d == OSMP_INT32 || d == OSMP_DOUBLE)) return 1;
+    return !(big_team && count > 1000) && (size_t)(d * OSMP_OP_COUNT + op) % 13 == ci % 13;
 }
 
 static void run_checks(osmp_team_t t)
@@ -407,7 +796,16 @@ static void run_checks(osmp_team_t t)
                 }
             osmp_dtype_t md = (osmp_dtype_t)((ci + (size_t)rt) % OSMP_DTYPE_COUNT);
             if (!(big_team && count > 65536)) check_movement(t, count, md, rt);
+            /* irregular blocks, the root's out of rank order with gaps */
+            if (count <= 65536)
+                check_gatherv_scatterv(t, count, (osmp_dtype_t)((ci + (size_t)rt + 3) % OSMP_DTYPE_COUNT), rt,
+                                       rt % 2 ? ROTATED : REVERSED);
         }
+        /* scan and exscan at the counts 0, 1, 7, 1000, 65536 */
+        if (count != 64 && count <= 65536)
+            for (int d = 0; d < OSMP_DTYPE_COUNT; d++)
+                for (int op = 0; op < OSMP_OP_COUNT; op++)
+                    if (pick_pair(d, op, ci, count, big_team)) check_scan(t, count, d, op);
         /* reduce_scatter_block and alltoall move n blocks per rank: bound the memory */
         if ((size_t)n * count * 8 <= (size_t)(64 << 20) / (big_team ? 8 : 1)) {
             for (int d = 0; d < OSMP_DTYPE_COUNT; d++)
@@ -415,6 +813,14 @@ static void run_checks(osmp_team_t t)
                     if (op_allowed(d, op) && (small ? (d + op) % 3 == 0 : (d == OSMP_INT64 && op == OSMP_SUM)))
                         check_reduce_scatter(t, count, d, op);
             check_alltoall(t, count, (osmp_dtype_t)(ci % OSMP_DTYPE_COUNT));
+            if (count <= 65536) {
+                for (int d = 0; d < OSMP_DTYPE_COUNT; d++)
+                    for (int op = 0; op < OSMP_OP_COUNT; op++)
+                        if (pick_pair(d, op, ci, count, big_team)) check_reduce_scatter_v(t, count, d, op);
+                check_allgatherv(t, count, (osmp_dtype_t)((ci + 5) % OSMP_DTYPE_COUNT), PACKED);
+                check_allgatherv(t, count, (osmp_dtype_t)((ci + 6) % OSMP_DTYPE_COUNT), ci % 2 ? ROTATED : REVERSED);
+                check_alltoallv(t, count, (osmp_dtype_t)((ci + 7) % OSMP_DTYPE_COUNT));
+            }
         }
     }
     for (int i = 0; i < 3; i++) EXPECT_OK(osmp_barrier(t));
