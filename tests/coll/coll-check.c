@@ -752,15 +752,17 @@ static void check_errors(osmp_team_t t)
     free(zero);
 }
 
-/* Which datatype/operation pairs the vector reduction and the scans check at one count: every pair up to 7
- * elements; beyond, a rotating thirteenth and the int32 and double sums (big teams: the sums only), every
- * pair at the full level. */
-static int pick_pair(int d, int op, size_t ci, size_t count, int big_team)
+/* Which datatype/operation pairs reduce_scatter and the scans check at one count. Quick level: every pair
+ * up to 7 elements, the int32 and double sums and a rotating thirteenth up to 1000, the sums beyond. Full
+ * level: every pair up to 1000; beyond, every pair where `every` (the scans), else the sums and a rotating
+ * third. */
+static int pick_pair(int d, int op, size_t ci, size_t count, int every)
 {
     if (!op_allowed((osmp_dtype_t)d, (osmp_op_t)op)) return 0;
-    if (count <= 7 || level_full) return 1;
+    if (count <= 7 || (level_full && (every || count <= 1000))) return 1;
     if (op == OSMP_SUM && (d == OSMP_INT32 || d == OSMP_DOUBLE)) return 1;
-    return !(big_team && count > 1000) && (size_t)(d * OSMP_OP_COUNT + op) % 13 == ci % 13;
+    size_t rot = (size_t)(d * OSMP_OP_COUNT + op);
+    return level_full ? rot % 3 == ci % 3 : count <= 1000 && rot % 13 == ci % 13;
 }
 
 static void run_checks(osmp_team_t t)
@@ -805,7 +807,7 @@ static void run_checks(osmp_team_t t)
         if (count != 64 && count <= 65536)
             for (int d = 0; d < OSMP_DTYPE_COUNT; d++)
                 for (int op = 0; op < OSMP_OP_COUNT; op++)
-                    if (pick_pair(d, op, ci, count, big_team)) check_scan(t, count, d, op);
+                    if (pick_pair(d, op, ci, count, 1)) check_scan(t, count, d, op);
         /* reduce_scatter_block and alltoall move n blocks per rank: bound the memory */
         if ((size_t)n * count * 8 <= (size_t)(64 << 20) / (big_team ? 8 : 1)) {
             for (int d = 0; d < OSMP_DTYPE_COUNT; d++)
@@ -816,7 +818,7 @@ static void run_checks(osmp_team_t t)
             if (count <= 65536) {
                 for (int d = 0; d < OSMP_DTYPE_COUNT; d++)
                     for (int op = 0; op < OSMP_OP_COUNT; op++)
-                        if (pick_pair(d, op, ci, count, big_team)) check_reduce_scatter_v(t, count, d, op);
+                        if (pick_pair(d, op, ci, count, 0)) check_reduce_scatter_v(t, count, d, op);
                 check_allgatherv(t, count, (osmp_dtype_t)((ci + 5) % OSMP_DTYPE_COUNT), PACKED);
                 check_allgatherv(t, count, (osmp_dtype_t)((ci + 6) % OSMP_DTYPE_COUNT), ci % 2 ? ROTATED : REVERSED);
                 check_alltoallv(t, count, (osmp_dtype_t)((ci + 7) % OSMP_DTYPE_COUNT));
