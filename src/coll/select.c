@@ -145,8 +145,11 @@ void osmp__select_init(osmp__coll_t t, const struct osmp__choice forced[OSMP_COL
 int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a)
 {
     size_t bytes = a->count * a->esize;
-    /* Enough steps in one phase for one chunk each, also per rank (scatter). */
-    if (bytes / t->mb.chunk >= OSMP__PHASE_STEPS / 2 / (uint64_t)t->size) return OSMP_ERR_RANGE;
+    /* Enough steps in one phase for one chunk each, also per rank (scatter):
+     * only a huge message needs the two divisions. */
+    if (__builtin_expect(bytes >= (size_t)1 << 30, 0) &&
+        bytes / t->mb.chunk >= OSMP__PHASE_STEPS / 2 / (uint64_t)t->size)
+        return OSMP_ERR_RANGE;
     int sz = bytes <= OSMP_INLINE_MAX ? OSMP__SIZE_INLINE : bytes <= OSMP__MEDIUM_MAX ? OSMP__SIZE_MEDIUM
                                                                                        : OSMP__SIZE_LARGE;
     a->single_copy = t->single_copy && bytes >= t->single_copy_min;

@@ -56,6 +56,12 @@ static inline uint32_t osmp__load32(osmp_atomic32_t *p)
     return atomic_load_explicit(p, memory_order_seq_cst);
 }
 
+/* Publish a one-time setting (readers load it with osmp__load32). */
+static inline void osmp__store32(osmp_atomic32_t *p, uint32_t v)
+{
+    atomic_store_explicit(p, v, memory_order_release);
+}
+
 static inline uint32_t osmp__fetch_add32(osmp_atomic32_t *p, uint32_t v)
 {
     return atomic_fetch_add_explicit(p, v, memory_order_seq_cst);

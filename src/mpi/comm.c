@@ -50,13 +50,6 @@ static void check_library(void);
 #define USE_INSTEAD "libosmp_mpi.so (for Open MPI)"
 #endif
 
-static pthread_once_t check_once = PTHREAD_ONCE_INIT;
-
-int osmp__mpi_foreign(void)
-{
-    pthread_once(&check_once, check_library);
-    return foreign_mpi;
-}
 
 void *osmp__mpi_next(const char *name)
 {
@@ -184,18 +177,23 @@ static int delete_state(MPI_Comm comm, int key, void *value, void *extra)
 }
 
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
+osmp_atomic32_t osmp__mpi_ready;
 
 static void setup(void)
 {
     pthread_once(&knobs_once, read_knobs);
-    if (osmp__mpi_foreign()) return;
-    osmp__mpi_types_init();
-    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval, NULL);
+    check_library();
+    if (!foreign_mpi) {
+        osmp__mpi_types_init();
+        PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval, NULL);
+    }
+    osmp__store32(&osmp__mpi_ready, foreign_mpi ? 2 : 1);
 }
 
-void osmp__mpi_setup(void)
+uint32_t osmp__mpi_setup_slow(void)
 {
     pthread_once(&setup_once, setup);
+    return osmp__load32(&osmp__mpi_ready);
 }
 
 /*

@@ -32,6 +32,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/atomic.h"
 #include "osmp.h"
@@ -73,8 +74,16 @@ struct osmp__mpi_comm {
     struct osmp__mpi_comm *next, *prev;       /* the registry of live states */
 };
 
-/* Once per process, after MPI_Init: knobs, the datatype table, the attribute key. */
-void osmp__mpi_setup(void);
+/* Once per process, at the first intercepted call (after MPI_Init): the
+ * running library's check, knobs, the datatype table, the attribute key. Then
+ * osmp__mpi_ready is 1, or 2 in a program of the other MPI library. */
+extern osmp_atomic32_t osmp__mpi_ready;
+uint32_t osmp__mpi_setup_slow(void);
+static inline uint32_t osmp__mpi_setup(void)
+{
+    uint32_t r = osmp__load32(&osmp__mpi_ready);
+    return __builtin_expect(r != 0, 1) ? r : osmp__mpi_setup_slow();
+}
 /* The OSMP state of a communicator, NULL when call c goes to MPI. */
 struct osmp__mpi_comm *osmp__mpi_state(MPI_Comm comm, osmp_coll_t c);
 /* Count a call that goes to MPI; print its reason once. Returns 0 (use PMPI). */
@@ -84,7 +93,10 @@ int osmp__mpi_done(struct osmp__mpi_comm *s, osmp_coll_t c, int rc);
 
 /* 1 when the program runs the other MPI library than this build's (checked
  * once, by the running library's version string). */
-int osmp__mpi_foreign(void);
+static inline int osmp__mpi_foreign(void)
+{
+    return osmp__mpi_setup() == 2;
+}
 /* The running library's own definition of an MPI_ function (the next one after
  * this library in the lookup order). */
 void *osmp__mpi_next(const char *name);

@@ -53,14 +53,13 @@ static inline int check_args(osmp__team_t t, osmp_coll_t c, size_t count, int dt
 }
 
 /* The arguments checked on every participant, then the call: zero counts do
- * nothing (and take no step; the vector variants' counts differ between
- * ranks, so they always run), reductions of a team of one still turn logical
+ * nothing (and take no step; the vector variants (a->vector) have counts that
+ * differ between ranks, so they always run), reductions of a team of one still turn logical
  * operations into 0 or 1 (not scans: rank 0's result is its input, as in MPI). */
 static int run(osmp__team_t t, osmp_coll_t c, struct osmp__args *a, int dtype, osmp_op_t op)
 {
-    int vector = a->vector = (osmp_coll_flags(c) & OSMP_COLL_VECTOR) != 0;
-    int rc = check_args(t, c, vector ? 0 : a->count, dtype, (int)op, a->root);
-    if (rc || (!a->count && !vector)) return rc;
+    int rc = check_args(t, c, a->vector ? 0 : a->count, dtype, (int)op, a->root);
+    if (rc || (!a->count && !a->vector)) return rc;
     rc = osmp__run(&t->coll, c, a);
     if (!rc && a->fn && t->coll.size == 1 && c != OSMP_COLL_SCAN && c != OSMP_COLL_EXSCAN)
         osmp__reduce_alone(a->out, osmp__count_of(a, 0), a->esize, op, a->fn);
@@ -217,7 +216,7 @@ static int rooted_v(osmp_team_t h, osmp_coll_t c, const void *all, const size_t 
                        (extent && !all) || (in_place ? 0 : count != counts[root])))
         return OSMP_ERR_INVALID_ARG;
     if (count && !in_place && !mine) return OSMP_ERR_INVALID_ARG;
-    struct osmp__args a = {.count = count, .esize = e, .root = root};
+    struct osmp__args a = {.count = count, .esize = e, .root = root, .vector = 1};
     if (me == root) {
         a.counts = counts;
         a.displs = displs;
@@ -252,7 +251,7 @@ int osmp_allgatherv(osmp_team_t h, const void *sendbuf, size_t sendcount, void *
         (!in_place && (sendcount != recvcounts[me] || (sendcount && !sendbuf))))
         return OSMP_ERR_INVALID_ARG;
     struct osmp__args a = {.count = recvcounts[me], .esize = e, .counts = recvcounts, .displs = displs,
-                           .out = recvbuf};
+                           .out = recvbuf, .vector = 1};
     a.in = in_place ? (const char *)recvbuf + displs[me] * e : sendbuf;
     return run(t, OSMP_COLL_ALLGATHERV, &a, dtype, 0);
 }
@@ -269,7 +268,7 @@ int osmp_alltoallv(osmp_team_t h, const void *sendbuf, const size_t *sendcounts,
                        (sextent && !sendbuf))))
         return OSMP_ERR_INVALID_ARG;
     struct osmp__args a = {.in = sendbuf, .out = recvbuf, .esize = e, .counts = sendcounts, .displs = sdispls,
-                           .counts2 = recvcounts, .displs2 = rdispls};
+                           .counts2 = recvcounts, .displs2 = rdispls, .vector = 1};
     void *copy = NULL;
     if (in_place) { /* blocks are read from every rank's send side while others write theirs */
         if (rextent && !(copy = malloc(rextent * e))) return OSMP_ERR_NO_MEMORY;
@@ -286,7 +285,7 @@ int osmp_reduce_scatter(osmp_team_t h, const void *sendbuf, void *recvbuf, const
                         osmp_dtype_t dtype, osmp_op_t op)
 {
     CHECK_TEAM(h, t);
-    struct osmp__args a = {.out = recvbuf, .counts = recvcounts};
+    struct osmp__args a = {.out = recvbuf, .counts = recvcounts, .vector = 1};
     int rc = osmp__reduce_fn_get(dtype, op, &a.fn);
     if (rc) return rc;
     int n = t->coll.size, in_place = sendbuf == OSMP_IN_PLACE, equal = 1;
