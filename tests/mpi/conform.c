@@ -1196,13 +1196,10 @@ static void invoke(const struct kase *k, const struct plan *p, int pm, void *sbu
  * skipped (and counted) so that the rest runs. Each line says what is wrong. */
 static int known_bug(const struct kase *k)
 {
-    /* KNOWN: on a communicator spanning several (pseudo-)nodes, libosmp_mpi's
-     * hier_gather (step 4), hier_allgather (step 4) and hier_scatter (step 1)
-     * call memcpy with the user's NULL buffer and a zero length: undefined
-     * behavior, which UBSan aborts on ("null pointer passed as argument"). */
-    if (pseudo_nodes > 1 && k->null && !k->c->inter && k->c->size > 1 &&
-        (k->call == GATHER || k->call == ALLGATHER || k->call == SCATTER))
-        return 1;
+    /* None today. (Fixed: hier_gather/allgather/scatter memcpy'd from a NULL
+     * buffer with a zero length across pseudo-nodes; zero-byte calls now return
+     * before any copy.) */
+    (void)k;
     return 0;
 }
 
@@ -1480,11 +1477,18 @@ static int mpich_truncates(int ti)
 
 /* Cases the MPI library itself fails on, so there is no answer to compare
  * with: skipped, and counted per reason (--verbose lists them). */
-enum { CANNOT_OMPI_INTER_SCATTERV = 1, CANNOT_MPICH_TRUNCATES, CANNOT_MPICH_INTER_GATHER, NCANNOT };
+enum {
+    CANNOT_OMPI_INTER_SCATTERV = 1,
+    CANNOT_MPICH_TRUNCATES,
+    CANNOT_MPICH_INTER_GATHER,
+    CANNOT_MPICH_SELF_ALLGATHERV,
+    NCANNOT
+};
 static const char *const cannot_names[NCANNOT] = {
     "", "Open MPI: intercommunicator scatterv with different datatypes on the two sides",
     "MPICH: bytes received as a struct or pair type above 8 KiB",
-    "MPICH: intercommunicator gather with different datatypes above 8 KiB"};
+    "MPICH: intercommunicator gather with different datatypes above 8 KiB",
+    "MPICH: allgatherv on a communicator of one ignores the displacement"};
 static long ncannot[NCANNOT];
 
 static int mpi_cannot(const struct kase *k)
@@ -1506,6 +1510,11 @@ static int mpi_cannot(const struct kase *k)
     if (mpi_lib == LIB_MPICH && k->c->inter && (k->call == GATHER || k->call == GATHERV) && k->st != k->rt &&
         (long)k->count * k->rk * types[k->rt].size > 4096)
         return CANNOT_MPICH_INTER_GATHER;
+    /* MPICH 4.0.2's allgatherv on a one-rank intracommunicator writes the
+     * block at offset 0 whatever its displacement (tests/mpi: agv repro in the
+     * commit message): the PMPI answer is wrong, nothing to compare with. */
+    if (mpi_lib == LIB_MPICH && !k->c->inter && k->c->size == 1 && k->call == ALLGATHERV)
+        return CANNOT_MPICH_SELF_ALLGATHERV;
     return 0;
 }
 
