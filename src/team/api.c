@@ -297,7 +297,10 @@ int osmp_reduce_scatter(osmp_team_t h, const void *sendbuf, void *recvbuf, const
         total += recvcounts[r];
         equal &= recvcounts[r] == recvcounts[0];
     }
-    if (total && (!recvbuf || !sendbuf)) return OSMP_ERR_INVALID_ARG;
+    /* My result needs recvbuf only if my block has elements; the input is
+     * sendbuf, or recvbuf in place. */
+    if ((recvcounts[t->coll.rank] && !recvbuf) || (total && !(in_place ? recvbuf : sendbuf)))
+        return OSMP_ERR_INVALID_ARG;
     a.count = recvcounts[t->coll.rank];
     a.in = in_place ? recvbuf : sendbuf;
     void *copy = NULL;

@@ -49,7 +49,7 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
         return OSMP_OK;
     }
     char *mine = out + osmp__displ_of(a, root) * e;
-    if (a->in != mine) memcpy(mine, a->in, a->count * e);
+    if (a->count && a->in != mine) memcpy(mine, a->in, a->count * e); /* (a zero count may come with NULL) */
     size_t most = 0; /* the largest block that comes through the slots */
     for (int r = 0; r < t->size; r++) {
         size_t bytes = osmp__count_of(a, r) * e;
@@ -71,7 +71,8 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
         if (r == root || !osmp__copy_once(t, bytes)) continue;
         if (osmp__mb_wait(m, r, OSMP__UP, base + 1)) return m->failed;
         const void *src = (const void *)(uintptr_t)osmp__mb_chan(m, r, OSMP__UP)->addr;
-        if (osmp__copy_from(m->pids[r], m->local[r], out + osmp__displ_of(a, r) * e, src, bytes)) rc = OSMP_ERR_SHM;
+        if (bytes && osmp__copy_from(m->pids[r], m->local[r], out + osmp__displ_of(a, r) * e, src, bytes))
+            rc = OSMP_ERR_SHM;
     }
     osmp__mb_publish(m, OSMP__DOWN, base + 1); /* single copy 3 */
     return rc;

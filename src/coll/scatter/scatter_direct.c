@@ -23,7 +23,7 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
     int me = t->rank, root = a->root, n = t->size, rc = OSMP_OK;
     size_t e = a->esize, chunk = m->chunk;
     const char *in = a->in;
-    if (me == root && a->out != in + osmp__displ_of(a, root) * e)
+    if (me == root && a->count && a->out != in + osmp__displ_of(a, root) * e) /* (a zero count may come with NULL) */
         memcpy(a->out, in + osmp__displ_of(a, root) * e, a->count * e);
     uint64_t base = osmp__phase(t);
     if (!a->vector && osmp__copy_once(t, a->count * e)) {
