@@ -28,36 +28,44 @@ mutation pair-types-as-plain-bytes \
   'PMPI_Type_get_extent(dt, &lb, &extent) != MPI_SUCCESS ||'
 mutation null-buffer-is-out-of-memory \
   "the other fixed bug: a NULL buffer with a zero count is taken for a failed allocation" \
-  'if (bytes == 0 || plain_size(dt) > 0) return OSMP_OK;' \
-  'if (bytes == 0 || plain_size(dt) > 0) return *v ? OSMP_OK : OSMP_ERR_NO_MEMORY;'
+  'if (bytes == 0 || osmp__mpi_plain_size(dt) > 0) return OSMP_OK;' \
+  'if (bytes == 0 || osmp__mpi_plain_size(dt) > 0) return *v ? OSMP_OK : OSMP_ERR_NO_MEMORY;'
 mutation gather-drops-block-1 \
   "the root of a gather (through the slots) does not copy rank 1's block" \
-  'memcpy((char *)out + (size_t)r * bytes + off, osmp__ring(t, r, OSMP__UP, s), n);' \
-  'if (r != 1) memcpy((char *)out + (size_t)r * bytes + off, osmp__ring(t, r, OSMP__UP, s), n);'
+  'memcpy(out + osmp__displ_of(a, r) * e + off, osmp__mb_slot(m, r, OSMP__UP, osmp__mb_ring(m, k)),' \
+  'if (r != 1) memcpy(out + osmp__displ_of(a, r) * e + off, osmp__mb_slot(m, r, OSMP__UP, osmp__mb_ring(m, k)),'
 mutation scatter-block-1-shifted \
   "a scatter (through the slots) sends block 1 from one byte further" \
-  'memcpy(slot, (const char *)in + (size_t)r * bytes + off, n);' \
-  'memcpy(slot, (const char *)in + (size_t)r * bytes + off + (r == 1), n);'
+  'memcpy(dst, in + osmp__displ_of(a, r) * e + off, len);' \
+  'memcpy(dst, in + osmp__displ_of(a, r) * e + off + (r == 1), len);'
 mutation rsb-block-1-shifted \
   "reduce_scatter_block reduces block 1 from one element further" \
-  'rc = osmp__tree_reduce(t, in + (size_t)r * bytes, recvbuf, count, e, fn, r, 0);' \
-  'rc = osmp__tree_reduce(t, in + (size_t)r * bytes + (r == 1 ? e : 0), recvbuf, count, e, fn, r, 0);'
+  '.in = (const char *)a->in + off * a->esize,' \
+  '.in = (const char *)a->in + (off + (r == 1)) * a->esize,'
 mutation uint8-compared-signed \
   "MIN/MAX of unsigned 8-bit integers compare as signed" \
   'INTEGER(u8, uint8_t, uint8_t)' \
   'INTEGER(u8, int8_t, uint8_t)'
 mutation gather-in-place-root-block-lost \
   "in-place gather of a derived type: the root's own block is not packed in" \
-  'if (!rc && at_root) rc = view(recvbuf, rcount * size, rdt, block * size, in_pl, comm, &out);' \
-  'if (!rc && at_root) rc = view(recvbuf, rcount * size, rdt, block * size, 0, comm, &out);'
+  'int rc = open_views(&in, &out, gather && in_pl, comm);' \
+  'int rc = open_views(&in, &out, 0, comm);'
 mutation hier-allgather-drops-block-1 \
   "several nodes: allgather does not put block 1 in place" \
   'for (int r = 0; r < s->size; r++) memcpy((char *)out + (size_t)r * block, all + node_major(s, r) * block, block);' \
   'for (int r = 0; r < s->size; r++) if (r != 1) memcpy((char *)out + (size_t)r * block, all + node_major(s, r) * block, block);'
 mutation rsb-multinode-on-one-node \
   "several nodes: reduce_scatter_block runs in each node alone instead of going to MPI" \
-  'if (s && s->multinode) s = (pass(C_RSB, R_MULTINODE), NULL);' \
+  'if (s && s->multinode) s = (osmp__mpi_pass(OSMP_COLL_REDUCE_SCATTER_BLOCK, R_MULTINODE), NULL);' \
   ''
+mutation scan-skips-rank-1 \
+  "scan: rank 1 passes on the prefix before it without its own input" \
+  'a->fn(mine, (const char *)a->in + off, len / e);' \
+  'if (t->rank != 1) a->fn(mine, (const char *)a->in + off, len / e);'
+mutation vector-view-block-1-shifted \
+  "v-variants: block 1 of a packed vector side is read one byte further" \
+  'if (x->counts[r]) PMPI_Pack(block_at(x, r), x->counts[r]' \
+  'if (x->counts[r]) PMPI_Pack(block_at(x, r) + (r == 1), x->counts[r]'
 mutation lone-logical-on-osmp \
   "a logical reduction on a communicator of one gives 0/1 where MPI returns the value" \
   'if (s && s->size == 1 && (*oop == OSMP_LAND || *oop == OSMP_LOR || *oop == OSMP_LXOR))' \
