@@ -4,6 +4,12 @@
  * across participants (floating point). Written against include/osmp.h only,
  * with its own reference arithmetic (not the library's kernels).
  *
+ * The vector variants get irregular counts (some ranks none, one rank a block
+ * of several chunks from scale 1000 on), blocks out of rank order with gaps
+ * whose bytes must keep a sentinel, and NULL for every array and buffer a rank
+ * does not need; scan and exscan are checked against the rank-order fold of
+ * the ranks before each rank.
+ *
  *   osmp-run -n N [--topology F.xml ...] -- coll-check [--threads T] [--level quick|full]
  *
  * With --threads T every process starts T threads that form one team (threads
@@ -38,6 +44,13 @@ static osmp_team_t world;
     do {                                                                                                     \
         int rc_ = (call);                                                                                    \
         if (rc_ != OSMP_OK) FAIL("%s returned %s", #call, osmp_status_name(rc_));                            \
+    } while (0)
+
+/* The same, naming the case (root, sizes) that failed. */
+#define EXPECT_OK_IN(what, call)                                                                             \
+    do {                                                                                                     \
+        int rc_ = (call);                                                                                    \
+        if (rc_ != OSMP_OK) FAIL("%s: %s returned %s", what, #call, osmp_status_name(rc_));                  \
     } while (0)
 
 static const char *const dtype_names[] = {"int8",   "int16",  "int32",  "int64", "uint8",
@@ -121,9 +134,8 @@ static void fill(osmp_dtype_t d, osmp_op_t op, void *buf, size_t first, size_t c
     }
 }
 
-/* Fold rank r's input elements first .. first+count-1 into acc (tmp: scratch of count elements), in the
- * type's own width. Logical operations depend only on whether their operands are zero, so an accumulator
- * already turned into 0 or 1 folds on unchanged. */
+/* Fold rank r's input elements first .. first+count-1 into acc (acc op input, in the type's own width;
+ * tmp: scratch of count elements). */
 static void fold_rank(osmp_dtype_t d, osmp_op_t op, void *acc, void *tmp, size_t first, size_t count, int r,
                       uint64_t salt)
 {
@@ -390,11 +402,12 @@ static int big_rank(int n)
 }
 
 /* Elements rank r (of n) has at scale c: (r*7+3) % 5 quarters of c, rounded up, so ranks 1, 6, 11, ... have
- * none; from c = 1000 on, big_rank(n) has 70001 more (more than 64 KiB, several chunks, at any element size). */
-static size_t vcount(int r, int n, size_t c)
+ * none; with `big`, from c = 1000 on, big_rank(n) has 70001 more (more than 64 KiB, several chunks, at any
+ * element size). */
+static size_t vcount(int r, int n, size_t c, int big)
 {
     size_t k = (size_t)((r * 7 + 3) % 5), v = (k * c + 3) / 4;
-    return v + (c >= 1000 && r == big_rank(n) ? 70001 : 0);
+    return v + (big && c >= 1000 && r == big_rank(n) ? 70001 : 0);
 }
 
 /* Alltoallv: elements rank i sends rank j at scale c. Irregular (zero for (7i + 3j + 1) % 5 == 0) or, for
@@ -461,7 +474,7 @@ static void check_gatherv_scatterv(osmp_team_t t, size_t c, osmp_dtype_t d, int 
     size_t e = osmp_dtype_size(d);
     uint64_t salt = salt_counter++;
     size_t *cnt = malloc(sizeof(size_t) * (size_t)n), *displ = malloc(sizeof(size_t) * (size_t)n);
-    for (int r = 0; r < n; r++) cnt[r] = vcount(r, n, c);
+    for (int r = 0; r < n; r++) cnt[r] = vcount(r, n, c, 1);
     size_t bytes = layout(n, cnt, displ, kind) * e + TAIL, mb = cnt[me] * e;
     unsigned char *mine = malloc(mb + TAIL), *all = rt ? malloc(bytes) : NULL, *want = rt ? malloc(bytes) : NULL;
     unsigned char *send = cnt[me] ? mine : NULL;
@@ -472,7 +485,7 @@ static void check_gatherv_scatterv(osmp_team_t t, size_t c, osmp_dtype_t d, int 
     snprintf(what, sizeof(what), "gatherv (%s %s blocks, scale %zu, root %d)", dtype_names[d], order, c, root);
     fill_block(mine, me, mb, salt);
     if (rt) memset(all, SENTINEL, bytes);
-    EXPECT_OK(osmp_gatherv(t, send, cnt[me], all, rt ? cnt : NULL, rt ? displ : NULL, d, root));
+    EXPECT_OK_IN(what, osmp_gatherv(t, send, cnt[me], all, rt ? cnt : NULL, rt ? displ : NULL, d, root));
     check_block(t, "gatherv's send buffer", mine, me, mb, salt);
     if (rt) {
         expect_blocks(want, bytes - TAIL, n, cnt, displ, e, 1, 0, salt);
@@ -483,7 +496,8 @@ static void check_gatherv_scatterv(osmp_team_t t, size_t c, osmp_dtype_t d, int 
     }
     snprintf(what, sizeof(what), "gatherv in place (%s %s blocks, scale %zu, root %d)", dtype_names[d], order, c,
              root);
-    EXPECT_OK(osmp_gatherv(t, rt ? OSMP_IN_PLACE : send, cnt[me], all, rt ? cnt : NULL, rt ? displ : NULL, d, root));
+    EXPECT_OK_IN(what, osmp_gatherv(t, rt ? OSMP_IN_PLACE : send, cnt[me], all, rt ? cnt : NULL, rt ? displ : NULL,
+                                    d, root));
     if (rt) check_layout(t, what, all, want, bytes, n, cnt, displ, e);
 
     /* scatterv: block r of the root's buffer (pattern r) lands in rank r's buffer; the root's is unchanged */
@@ -494,7 +508,7 @@ static void check_gatherv_scatterv(osmp_team_t t, size_t c, osmp_dtype_t d, int 
         memcpy(all, want, bytes);
     }
     memset(mine, SENTINEL, mb + TAIL);
-    EXPECT_OK(osmp_scatterv(t, all, rt ? cnt : NULL, rt ? displ : NULL, send, cnt[me], d, root));
+    EXPECT_OK_IN(what, osmp_scatterv(t, all, rt ? cnt : NULL, rt ? displ : NULL, send, cnt[me], d, root));
     check_block(t, what, mine, me, mb, salt + 1);
     check_tail(t, what, mine + mb, TAIL);
     if (rt) check_layout(t, "scatterv's send buffer (changed)", all, want, bytes, n, cnt, displ, e);
@@ -502,7 +516,8 @@ static void check_gatherv_scatterv(osmp_team_t t, size_t c, osmp_dtype_t d, int 
     snprintf(what, sizeof(what), "scatterv in place (%s %s blocks, scale %zu, root %d)", dtype_names[d], order, c,
              root);
     memset(mine, SENTINEL, mb + TAIL);
-    EXPECT_OK(osmp_scatterv(t, all, rt ? cnt : NULL, rt ? displ : NULL, rt ? OSMP_IN_PLACE : send, cnt[me], d, root));
+    EXPECT_OK_IN(what, osmp_scatterv(t, all, rt ? cnt : NULL, rt ? displ : NULL, rt ? OSMP_IN_PLACE : send, cnt[me],
+                                     d, root));
     if (rt) {
         check_layout(t, what, all, want, bytes, n, cnt, displ, e);
         check_tail(t, "scatterv in place at the root (its own receive buffer)", mine, mb + TAIL);
@@ -524,7 +539,7 @@ static void check_allgatherv(osmp_team_t t, size_t c, osmp_dtype_t d, int kind)
     size_t e = osmp_dtype_size(d);
     uint64_t salt = salt_counter++;
     size_t *cnt = malloc(sizeof(size_t) * (size_t)n), *displ = malloc(sizeof(size_t) * (size_t)n);
-    for (int r = 0; r < n; r++) cnt[r] = vcount(r, n, c);
+    for (int r = 0; r < n; r++) cnt[r] = vcount(r, n, c, 1);
     size_t bytes = layout(n, cnt, displ, kind) * e + TAIL, mb = cnt[me] * e;
     unsigned char *mine = malloc(mb + 1), *all = malloc(bytes), *want = malloc(bytes);
     char what[160];
@@ -535,14 +550,14 @@ static void check_allgatherv(osmp_team_t t, size_t c, osmp_dtype_t d, int kind)
     snprintf(what, sizeof(what), "allgatherv (%s %s blocks, scale %zu)", dtype_names[d], order, c);
     fill_block(mine, me, mb, salt);
     memset(all, SENTINEL, bytes);
-    EXPECT_OK(osmp_allgatherv(t, cnt[me] ? mine : NULL, cnt[me], all, cnt, displ, d));
+    EXPECT_OK_IN(what, osmp_allgatherv(t, cnt[me] ? mine : NULL, cnt[me], all, cnt, displ, d));
     check_layout(t, what, all, want, bytes, n, cnt, displ, e);
     check_block(t, "allgatherv's send buffer", mine, me, mb, salt);
 
     snprintf(what, sizeof(what), "allgatherv in place (%s %s blocks, scale %zu)", dtype_names[d], order, c);
     memset(all, SENTINEL, bytes);
     fill_block(all + displ[me] * e, me, mb, salt);
-    EXPECT_OK(osmp_allgatherv(t, OSMP_IN_PLACE, cnt[me], all, cnt, displ, d));
+    EXPECT_OK_IN(what, osmp_allgatherv(t, OSMP_IN_PLACE, cnt[me], all, cnt, displ, d));
     check_layout(t, what, all, want, bytes, n, cnt, displ, e);
     free(cnt);
     free(displ);
@@ -571,7 +586,7 @@ static void check_alltoallv(osmp_team_t t, size_t c, osmp_dtype_t d)
     expect_blocks(in, sbytes, n, sc, sd, e, 1, me * n, salt);
     memset(out, SENTINEL, rbytes);
     snprintf(what, sizeof(what), "alltoallv (%s, scale %zu)", dtype_names[d], c);
-    EXPECT_OK(osmp_alltoallv(t, in, sc, sd, out, rc, rd, d));
+    EXPECT_OK_IN(what, osmp_alltoallv(t, in, sc, sd, out, rc, rd, d));
     expect_blocks(check, rbytes - TAIL, n, rc, rd, e, n, me, salt);
     memset(check + rbytes - TAIL, SENTINEL, TAIL);
     check_layout(t, what, out, check, rbytes, n, rc, rd, e);
@@ -588,7 +603,7 @@ static void check_alltoallv(osmp_team_t t, size_t c, osmp_dtype_t d)
     expect_blocks(out, rbytes - TAIL, n, rc, rd, e, 1, me * n, salt + 1);
     memset(out + rbytes - TAIL, SENTINEL, TAIL);
     snprintf(what, sizeof(what), "alltoallv in place (%s, scale %zu)", dtype_names[d], c);
-    EXPECT_OK(osmp_alltoallv(t, OSMP_IN_PLACE, NULL, NULL, out, rc, rd, d));
+    EXPECT_OK_IN(what, osmp_alltoallv(t, OSMP_IN_PLACE, NULL, NULL, out, rc, rd, d));
     expect_blocks(check, rbytes - TAIL, n, rc, rd, e, n, me, salt + 1);
     memset(check + rbytes - TAIL, SENTINEL, TAIL);
     check_layout(t, what, out, check, rbytes, n, rc, rd, e);
@@ -610,7 +625,7 @@ static void check_reduce_scatter_v(osmp_team_t t, size_t c, osmp_dtype_t d, osmp
     uint64_t salt = salt_counter++;
     size_t *rc = malloc(sizeof(size_t) * (size_t)n);
     for (int r = 0; r < n; r++) {
-        rc[r] = vcount(r, n, c);
+        rc[r] = vcount(r, n, c, 0); /* no extra block: scale 65536 has blocks of several chunks */
         if (r == me) off = total;
         total += rc[r];
     }
@@ -620,19 +635,45 @@ static void check_reduce_scatter_v(osmp_team_t t, size_t c, osmp_dtype_t d, osmp
     fill(d, op, in, 0, total, me, salt);
     memset(out, SENTINEL, mb + TAIL);
     snprintf(what, sizeof(what), "reduce_scatter (scale %zu, %zu of %zu)", c, rc[me], total);
-    EXPECT_OK(osmp_reduce_scatter(t, in, out, rc, d, op)); //TEMP
+    EXPECT_OK_IN(what, osmp_reduce_scatter(t, in, out, rc, d, op));
     check_reduced(t, what, d, op, out, off, rc[me], salt);
     check_tail(t, what, (unsigned char *)out + mb, TAIL);
     memcpy(buf, in, total * e);
     memset(buf + total * e, SENTINEL, TAIL);
     snprintf(what, sizeof(what), "reduce_scatter in place (scale %zu, %zu of %zu)", c, rc[me], total);
-    EXPECT_OK(osmp_reduce_scatter(t, OSMP_IN_PLACE, buf, rc, d, op));
+    EXPECT_OK_IN(what, osmp_reduce_scatter(t, OSMP_IN_PLACE, buf, rc, d, op));
     check_reduced(t, what, d, op, buf, off, rc[me], salt);
     check_tail(t, what, (unsigned char *)buf + total * e, TAIL);
     free(rc);
     free(in);
     free(out);
     free(buf);
+}
+
+/* Buffers of zero elements may be NULL ("NULL buffers with non-zero counts" are the error): the vector
+ * checks above pass NULL for a rank's own block of gatherv, scatterv and allgatherv when it is empty; here
+ * reduce_scatter's recvbuf on the ranks whose recvcounts entry is 0 (1, 6, 11, ...; not in place, where
+ * recvbuf holds the whole input). Last, so that everything else has been checked when this fails. */
+static void check_null_empty_blocks(osmp_team_t t)
+{
+    int me = osmp_team_rank(t), n = osmp_team_size(t);
+    size_t *rc = malloc(sizeof(size_t) * (size_t)n), total = 0, off = 0;
+    for (int r = 0; r < n; r++) {
+        rc[r] = vcount(r, n, 7, 0);
+        if (r == me) off = total;
+        total += rc[r];
+    }
+    uint64_t salt = salt_counter++;
+    int32_t *in = malloc(sizeof(int32_t) * total), *out = malloc(sizeof(int32_t) * (rc[me] + 1));
+    fill(OSMP_INT32, OSMP_SUM, in, 0, total, me, salt);
+    int rcode = osmp_reduce_scatter(t, in, rc[me] ? out : NULL, rc, OSMP_INT32, OSMP_SUM);
+    if (rcode != OSMP_OK)
+        FAIL("reduce_scatter (int32 sum, recvcounts[%d] = %zu of %zu elements, recvbuf %s) returned %s", me, rc[me],
+             total, rc[me] ? "given" : "NULL", osmp_status_name(rcode));
+    check_reduced(t, "reduce_scatter, empty blocks' recvbuf NULL", OSMP_INT32, OSMP_SUM, out, off, rc[me], salt);
+    free(rc);
+    free(in);
+    free(out);
 }
 
 /* Scan and exscan, each out of place and in place. Rank r's results against the reference folded in rank
@@ -653,10 +694,12 @@ static void check_scan(osmp_team_t t, size_t count, osmp_dtype_t d, osmp_op_t op
         memset(res[k], SENTINEL, bytes + TAIL);
         if (k & 1) memcpy(res[k], in, bytes);
     }
-    EXPECT_OK(osmp_exscan(t, in, res[0], count, d, op));
-    EXPECT_OK(osmp_exscan(t, OSMP_IN_PLACE, res[1], count, d, op));
-    EXPECT_OK(osmp_scan(t, in, res[2], count, d, op));
-    EXPECT_OK(osmp_scan(t, OSMP_IN_PLACE, res[3], count, d, op));
+    char what[96];
+    snprintf(what, sizeof(what), "%s %s count %zu", dtype_names[d], op_names[op], count);
+    EXPECT_OK_IN(what, osmp_exscan(t, in, res[0], count, d, op));
+    EXPECT_OK_IN(what, osmp_exscan(t, OSMP_IN_PLACE, res[1], count, d, op));
+    EXPECT_OK_IN(what, osmp_scan(t, in, res[2], count, d, op));
+    EXPECT_OK_IN(what, osmp_scan(t, OSMP_IN_PLACE, res[3], count, d, op));
     for (int k = 0; k < 4; k++) check_tail(t, name[k], (unsigned char *)res[k] + bytes, TAIL);
     if (me == 0) {
         for (size_t i = 0; i < bytes; i++)
@@ -664,7 +707,8 @@ static void check_scan(osmp_team_t t, size_t count, osmp_dtype_t d, osmp_op_t op
                 FAIL("exscan %s %s count %zu: rank 0's recvbuf was written (byte %zu)", dtype_names[d], op_names[op],
                      count, i);
         if (memcmp(res[1], in, bytes))
-            FAIL("exscan in place %s %s count %zu: rank 0's recvbuf was changed", dtype_names[d], op_names[op], count);
+            FAIL("exscan in place %s %s count %zu: rank 0's recvbuf was changed", dtype_names[d], op_names[op],
+                 count);
     }
     size_t win = n <= 16 || count <= 4096 ? count : 64;
     for (size_t at = 0;; at += 4096) {
@@ -743,7 +787,8 @@ static void check_errors(osmp_team_t t)
         case 15: rc = osmp_reduce_scatter(t, s, r, cnt, (osmp_dtype_t)99, OSMP_SUM); break;
         }
         if (rc != vcase[i].want)
-            FAIL("%s: returned %s, expected %s", vcase[i].what, osmp_status_name(rc), osmp_status_name(vcase[i].want));
+            FAIL("%s: returned %s, expected %s", vcase[i].what, osmp_status_name(rc),
+                 osmp_status_name(vcase[i].want));
         if (memcmp(buf, zero, 8 * ((size_t)n + 1))) FAIL("%s: the rejected call wrote into a buffer", vcase[i].what);
     }
     free(cnt);
@@ -752,17 +797,21 @@ static void check_errors(osmp_team_t t)
     free(zero);
 }
 
-/* Which datatype/operation pairs reduce_scatter and the scans check at one count. Quick level: every pair
- * up to 7 elements, the int32 and double sums and a rotating thirteenth up to 1000, the sums beyond. Full
- * level: every pair up to 1000; beyond, every pair where `every` (the scans), else the sums and a rotating
- * third. */
-static int pick_pair(int d, int op, size_t ci, size_t count, int every)
+/* Which datatype/operation pairs the scans and reduce_scatter check at one count. Quick level: every pair
+ * at 0, 1 and 7 elements (reduce_scatter: at 7; beyond 16 participants, where its calls cost most, every pair
+ * once, half of them at 1 and the others at 7), then the int32 and double sums and a rotating thirteenth up
+ * to 1000 (reduce_scatter beyond 16: the sums), the sums beyond. Full level: every pair up to 1000 and, for
+ * the scans, beyond; reduce_scatter beyond 1000 the sums and a rotating third. */
+static int pick_pair(int d, int op, size_t ci, size_t count, int scan, int big_team)
 {
     if (!op_allowed((osmp_dtype_t)d, (osmp_op_t)op)) return 0;
-    if (count <= 7 || (level_full && (every || count <= 1000))) return 1;
-    if (op == OSMP_SUM && (d == OSMP_INT32 || d == OSMP_DOUBLE)) return 1;
     size_t rot = (size_t)(d * OSMP_OP_COUNT + op);
-    return level_full ? rot % 3 == ci % 3 : count <= 1000 && rot % 13 == ci % 13;
+    int sums = op == OSMP_SUM && (d == OSMP_INT32 || d == OSMP_DOUBLE);
+    if (level_full) return scan || count <= 1000 || sums || rot % 3 == ci % 3;
+    if (scan ? count <= 7 : count == 7 && !big_team) return 1;
+    if (!scan && big_team && (count == 1 || count == 7)) return (int)(rot % 2) == (count == 7);
+    if (sums) return 1;
+    return count <= 1000 && (scan || !big_team) && rot % 13 == ci % 13;
 }
 
 static void run_checks(osmp_team_t t)
@@ -807,7 +856,7 @@ static void run_checks(osmp_team_t t)
         if (count != 64 && count <= 65536)
             for (int d = 0; d < OSMP_DTYPE_COUNT; d++)
                 for (int op = 0; op < OSMP_OP_COUNT; op++)
-                    if (pick_pair(d, op, ci, count, 1)) check_scan(t, count, d, op);
+                    if (pick_pair(d, op, ci, count, 1, big_team)) check_scan(t, count, d, op);
         /* reduce_scatter_block and alltoall move n blocks per rank: bound the memory */
         if ((size_t)n * count * 8 <= (size_t)(64 << 20) / (big_team ? 8 : 1)) {
             for (int d = 0; d < OSMP_DTYPE_COUNT; d++)
@@ -818,13 +867,14 @@ static void run_checks(osmp_team_t t)
             if (count <= 65536) {
                 for (int d = 0; d < OSMP_DTYPE_COUNT; d++)
                     for (int op = 0; op < OSMP_OP_COUNT; op++)
-                        if (pick_pair(d, op, ci, count, 0)) check_reduce_scatter_v(t, count, d, op);
+                        if (pick_pair(d, op, ci, count, 0, big_team)) check_reduce_scatter_v(t, count, d, op);
                 check_allgatherv(t, count, (osmp_dtype_t)((ci + 5) % OSMP_DTYPE_COUNT), PACKED);
                 check_allgatherv(t, count, (osmp_dtype_t)((ci + 6) % OSMP_DTYPE_COUNT), ci % 2 ? ROTATED : REVERSED);
                 check_alltoallv(t, count, (osmp_dtype_t)((ci + 7) % OSMP_DTYPE_COUNT));
             }
         }
     }
+    check_null_empty_blocks(t);
     for (int i = 0; i < 3; i++) EXPECT_OK(osmp_barrier(t));
 }
 

@@ -23,16 +23,53 @@ extern char **environ;
 
 /* ---------------------------------------------------------------- collectives as data */
 
-/* The collectives come from OSMP_COLL_MAP (osmp.h). */
-/* Which arguments each collective has (bcast's one buffer is the "send" slot). */
-static const int has_send[OSMP_COLL_COUNT] = {0, 1, 1, 1, 1, 1, 1, 1, 1};
-static const int has_recv[OSMP_COLL_COUNT] = {0, 0, 1, 1, 1, 1, 1, 1, 1};
-static const int has_dtype[OSMP_COLL_COUNT] = {0, 1, 1, 1, 1, 1, 1, 1, 1};
-static const int has_op[OSMP_COLL_COUNT] = {0, 0, 1, 1, 0, 0, 0, 1, 0};
-static const int has_root[OSMP_COLL_COUNT] = {0, 1, 1, 0, 1, 0, 1, 0, 0};
+/* The collectives come from OSMP_COLL_MAP (osmp.h): whether one takes a root or an operation is read from
+ * the map; which buffers and arrays it takes is one row of coll_args per entry of the map. The rows are
+ * designated (none can slide into another's place), there is one per collective (static assertion), and
+ * test_collective_list fails on a row left out (its name is NULL) or one that disagrees with the map. */
+enum { SC, SD, RC, RD, NARR }; /* the v variants' arrays: sendcounts, sdispls, recvcounts, rdispls */
+#define ARR(x) (1u << (x)) /* the bit of an array in coll_args[].arrays */
+enum { IP_NONE, IP_SEND, IP_RECV }; /* where OSMP_IN_PLACE is allowed (IP_RECV: at the root) */
+static const struct {
+    const char *name;
+    int send, recv, dtype; /* takes a send buffer (bcast's one buffer), a receive buffer, a datatype */
+    unsigned arrays;       /* ARR(SC) | ...: the count and displacement arrays it takes */
+    int in_place;
+} coll_args[] = {
+    [OSMP_COLL_BARRIER] = {"barrier", 0, 0, 0, 0, IP_NONE},
+    [OSMP_COLL_BCAST] = {"bcast", 1, 0, 1, 0, IP_NONE},
+    [OSMP_COLL_REDUCE] = {"reduce", 1, 1, 1, 0, IP_SEND},
+    [OSMP_COLL_ALLREDUCE] = {"allreduce", 1, 1, 1, 0, IP_SEND},
+    [OSMP_COLL_GATHER] = {"gather", 1, 1, 1, 0, IP_SEND},
+    [OSMP_COLL_ALLGATHER] = {"allgather", 1, 1, 1, 0, IP_SEND},
+    [OSMP_COLL_SCATTER] = {"scatter", 1, 1, 1, 0, IP_RECV},
+    [OSMP_COLL_REDUCE_SCATTER_BLOCK] = {"reduce_scatter_block", 1, 1, 1, 0, IP_SEND},
+    [OSMP_COLL_ALLTOALL] = {"alltoall", 1, 1, 1, 0, IP_SEND},
+    [OSMP_COLL_GATHERV] = {"gatherv", 1, 1, 1, ARR(RC) | ARR(RD), IP_SEND},
+    [OSMP_COLL_SCATTERV] = {"scatterv", 1, 1, 1, ARR(SC) | ARR(SD), IP_RECV},
+    [OSMP_COLL_ALLGATHERV] = {"allgatherv", 1, 1, 1, ARR(RC) | ARR(RD), IP_SEND},
+    [OSMP_COLL_ALLTOALLV] = {"alltoallv", 1, 1, 1, ARR(SC) | ARR(SD) | ARR(RC) | ARR(RD), IP_SEND},
+    [OSMP_COLL_REDUCE_SCATTER] = {"reduce_scatter", 1, 1, 1, ARR(RC), IP_SEND},
+    [OSMP_COLL_SCAN] = {"scan", 1, 1, 1, 0, IP_SEND},
+    [OSMP_COLL_EXSCAN] = {"exscan", 1, 1, 1, 0, IP_SEND},
+};
+_Static_assert(sizeof(coll_args) / sizeof(*coll_args) == OSMP_COLL_COUNT, "one row per entry of OSMP_COLL_MAP");
+#define FLAGS_OF(NAME, name, flags) flags,
+static const unsigned map_flags[] = {OSMP_COLL_MAP(FLAGS_OF)};
+#undef FLAGS_OF
+#define has_send(c) (coll_args[c].send)
+#define has_recv(c) (coll_args[c].recv)
+#define has_dtype(c) (coll_args[c].dtype)
+#define has_arrays(c) (coll_args[c].arrays)
+#define has_op(c) (!!(map_flags[c] & OSMP_COLL_REDUCES))
+#define has_root(c) (!!(map_flags[c] & OSMP_COLL_ROOTED))
+#define in_place_recv(c) (coll_args[c].in_place == IP_RECV) /* scatter, scatterv: recvbuf at the root */
 
 enum { NUL, BUF, INP }; /* what a buffer argument is: NULL, a real buffer, OSMP_IN_PLACE */
 
+/* One call. The v variants get every rank count elements (their scalar count too), at displacements
+ * displ[0] + rank * count (sdispls; scatterv's displs) and displ[1] + rank * count (rdispls; gatherv's and
+ * allgatherv's displs); an array marked NUL in arr is passed as NULL. */
 struct call {
     osmp_coll_t c;
     int send, recv;
@@ -40,11 +77,13 @@ struct call {
     osmp_dtype_t dtype;
     osmp_op_t op;
     int root;
+    int arr[NARR]; /* BUF or NUL, for the arrays the collective takes */
+    size_t displ[2]; /* first displacement of the send and the receive side */
 };
 
 static struct call base(osmp_coll_t c)
 {
-    return (struct call){c, BUF, BUF, 4, OSMP_INT32, OSMP_SUM, 0};
+    return (struct call){c, BUF, BUF, 4, OSMP_INT32, OSMP_SUM, 0, {BUF, BUF, BUF, BUF}, {0, 0}};
 }
 
 static void *arg_buf(int kind, void *buf)
@@ -52,9 +91,17 @@ static void *arg_buf(int kind, void *buf)
     return kind == NUL ? NULL : kind == INP ? OSMP_IN_PLACE : buf;
 }
 
+#define MAX_TEAM 4 /* teams here have one or two members */
+
 static int run_call(osmp_team_t team, const struct call *k, void *s, void *r)
 {
     void *sp = arg_buf(k->send, s), *rp = arg_buf(k->recv, r);
+    size_t cnt[MAX_TEAM], sd[MAX_TEAM], rd[MAX_TEAM];
+    for (int i = 0; i < MAX_TEAM; i++)
+        cnt[i] = k->count, sd[i] = k->displ[0] + (size_t)i * k->count, rd[i] = k->displ[1] + (size_t)i * k->count;
+    const size_t *a[NARR] = {cnt, sd, cnt, rd};
+    for (int i = 0; i < NARR; i++)
+        if (k->arr[i] == NUL) a[i] = NULL;
     switch (k->c) {
     case OSMP_COLL_BARRIER: return osmp_barrier(team);
     case OSMP_COLL_BCAST: return osmp_bcast(team, sp, k->count, k->dtype, k->root);
@@ -65,15 +112,30 @@ static int run_call(osmp_team_t team, const struct call *k, void *s, void *r)
     case OSMP_COLL_SCATTER: return osmp_scatter(team, sp, rp, k->count, k->dtype, k->root);
     case OSMP_COLL_REDUCE_SCATTER_BLOCK: return osmp_reduce_scatter_block(team, sp, rp, k->count, k->dtype, k->op);
     case OSMP_COLL_ALLTOALL: return osmp_alltoall(team, sp, rp, k->count, k->dtype);
-    default: return 1;
+    case OSMP_COLL_GATHERV: return osmp_gatherv(team, sp, k->count, rp, a[RC], a[RD], k->dtype, k->root);
+    case OSMP_COLL_SCATTERV: return osmp_scatterv(team, sp, a[SC], a[SD], rp, k->count, k->dtype, k->root);
+    case OSMP_COLL_ALLGATHERV: return osmp_allgatherv(team, sp, k->count, rp, a[RC], a[RD], k->dtype);
+    case OSMP_COLL_ALLTOALLV: return osmp_alltoallv(team, sp, a[SC], a[SD], rp, a[RC], a[RD], k->dtype);
+    case OSMP_COLL_REDUCE_SCATTER: return osmp_reduce_scatter(team, sp, rp, a[RC], k->dtype, k->op);
+    case OSMP_COLL_SCAN: return osmp_scan(team, sp, rp, k->count, k->dtype, k->op);
+    case OSMP_COLL_EXSCAN: return osmp_exscan(team, sp, rp, k->count, k->dtype, k->op);
+    default: return 1; /* a collective without a case here fails every expectation */
     }
 }
 
 static void describe(const struct call *k, char *out, size_t len)
 {
     static const char *const kind[] = {"NULL", "buf", "IN_PLACE"};
-    snprintf(out, len, "%s(send=%s, recv=%s, count=%zu, dtype=%d, op=%d, root=%d)", osmp_coll_name(k->c), kind[k->send],
-             kind[k->recv], k->count, (int)k->dtype, (int)k->op, k->root);
+    static const char *const arr_name[NARR] = {"sendcounts", "sdispls", "recvcounts", "rdispls"};
+    int at = snprintf(out, len, "%s(send=%s, recv=%s, count=%zu, dtype=%d, op=%d, root=%d", osmp_coll_name(k->c),
+                      kind[k->send], kind[k->recv], k->count, (int)k->dtype, (int)k->op, k->root);
+    for (int i = 0; i < NARR && at > 0 && (size_t)at < len; i++)
+        if (has_arrays(k->c) & ARR(i))
+            at += snprintf(out + at, len - (size_t)at, ", %s=%s", arr_name[i], kind[k->arr[i]]);
+    for (int i = 0; i < 2 && at > 0 && (size_t)at < len; i++)
+        if (k->displ[i])
+            at += snprintf(out + at, len - (size_t)at, ", %s starts at %zu", arr_name[2 * i + 1], k->displ[i]);
+    if (at > 0 && (size_t)at < len) snprintf(out + at, len - (size_t)at, ")");
 }
 
 /* ---------------------------------------------------------------- canaries */
@@ -214,52 +276,52 @@ static void test_bad_collective_args(void)
         osmp_coll_t c = (osmp_coll_t)ci;
         struct call k = base(c);
         EXPECT(NULL, k, OSMP_ERR_INVALID_ARG);
-        if (has_send[c]) {
+        if (has_send(c)) {
             k = base(c), k.send = NUL;
             EXPECT(world, k, OSMP_ERR_INVALID_ARG);
         }
-        if (has_recv[c]) {
+        if (has_recv(c)) {
             k = base(c), k.recv = NUL;
             EXPECT(world, k, OSMP_ERR_INVALID_ARG);
         }
-        if (has_send[c] || has_recv[c]) {
+        if (has_send(c) || has_recv(c)) {
             /* count 0: no buffer needed, nothing touched */
             k = base(c), k.count = 0, k.send = k.recv = NUL;
             EXPECT(world, k, OSMP_OK);
             k = base(c), k.count = 0;
             EXPECT(world, k, OSMP_OK);
         }
-        for (size_t i = 0; has_root[c] && i < sizeof(bad_root) / sizeof(*bad_root); i++) {
+        for (size_t i = 0; has_root(c) && i < sizeof(bad_root) / sizeof(*bad_root); i++) {
             k = base(c), k.root = bad_root[i];
             EXPECT(world, k, OSMP_ERR_INVALID_ARG);
             k.count = 0;
             EXPECT(world, k, OSMP_ERR_INVALID_ARG);
         }
-        for (size_t i = 0; has_dtype[c] && i < sizeof(bad_dtype) / sizeof(*bad_dtype); i++) {
+        for (size_t i = 0; has_dtype(c) && i < sizeof(bad_dtype) / sizeof(*bad_dtype); i++) {
             k = base(c), k.dtype = bad_dtype[i];
             EXPECT(world, k, OSMP_ERR_INVALID_ARG);
             k.count = 0;
             EXPECT(world, k, OSMP_ERR_INVALID_ARG);
         }
-        for (size_t i = 0; has_op[c] && i < sizeof(bad_op) / sizeof(*bad_op); i++) {
+        for (size_t i = 0; has_op(c) && i < sizeof(bad_op) / sizeof(*bad_op); i++) {
             k = base(c), k.op = bad_op[i];
             EXPECT(world, k, OSMP_ERR_INVALID_ARG);
             k.count = 0;
             EXPECT(world, k, OSMP_ERR_INVALID_ARG);
         }
-        for (int d = OSMP_FLOAT; has_op[c] && d <= OSMP_DOUBLE; d++)
+        for (int d = OSMP_FLOAT; has_op(c) && d <= OSMP_DOUBLE; d++)
             for (size_t i = 0; i < sizeof(int_only) / sizeof(*int_only); i++) {
                 k = base(c), k.dtype = (osmp_dtype_t)d, k.op = int_only[i];
                 EXPECT(world, k, OSMP_ERR_TYPE);
                 k.count = 0;
                 EXPECT(world, k, OSMP_ERR_TYPE);
             }
-        for (size_t i = 0; has_dtype[c] && i < sizeof(too_big) / sizeof(*too_big); i++) {
+        for (size_t i = 0; has_dtype(c) && i < sizeof(too_big) / sizeof(*too_big); i++) {
             k = base(c), k.dtype = too_big[i].d, k.count = too_big[i].count;
             EXPECT(world, k, OSMP_ERR_INVALID_ARG);
         }
-        /* OSMP_IN_PLACE is a send buffer (scatter: a receive buffer at the root), never anything else. */
-        if (has_recv[c] && c != OSMP_COLL_SCATTER) {
+        /* OSMP_IN_PLACE is a send buffer (scatter, scatterv: a receive buffer at the root), never anything else. */
+        if (has_recv(c) && !in_place_recv(c)) {
             k = base(c), k.recv = INP;
             EXPECT(world, k, OSMP_ERR_INVALID_ARG);
             k.send = INP;
@@ -267,9 +329,9 @@ static void test_bad_collective_args(void)
             k.send = NUL;
             EXPECT(world, k, OSMP_ERR_INVALID_ARG);
         }
-        if (has_recv[c]) { /* in place with no buffer to work in */
+        if (has_recv(c)) { /* in place with no buffer to work in */
             k = base(c);
-            if (c == OSMP_COLL_SCATTER)
+            if (in_place_recv(c))
                 k.recv = INP, k.send = NUL;
             else
                 k.send = INP, k.recv = NUL;
@@ -279,12 +341,45 @@ static void test_bad_collective_args(void)
             k = base(c), k.send = INP;
             EXPECT(world, k, OSMP_ERR_INVALID_ARG);
         }
-        if (c == OSMP_COLL_SCATTER) { /* scatter's send buffer is never in place */
+        if (in_place_recv(c)) { /* scatter's (scatterv's) send buffer is never in place */
             k = base(c), k.send = INP;
             EXPECT(world, k, OSMP_ERR_INVALID_ARG);
             k.recv = INP;
             EXPECT(world, k, OSMP_ERR_INVALID_ARG);
         }
+        /* The v variants' arrays: NULL where they are read (a team of one: its root reads all of them), with
+         * a count array also when the count is 0 (nothing else says how many elements come); in place,
+         * alltoallv reads no send side (checked valid in check_valid_calls). */
+        for (int i = 0; i < NARR; i++) {
+            if (!(has_arrays(c) & ARR(i))) continue;
+            k = base(c), k.arr[i] = NUL;
+            EXPECT(world, k, OSMP_ERR_INVALID_ARG);
+            if (i == SC || i == RC) {
+                k.count = 0;
+                EXPECT(world, k, OSMP_ERR_INVALID_ARG);
+                k.send = k.recv = NUL;
+                EXPECT(world, k, OSMP_ERR_INVALID_ARG);
+            }
+            if (c == OSMP_COLL_ALLTOALLV && (i == RC || i == RD)) { /* in place, the receive side describes both */
+                k = base(c), k.arr[i] = NUL, k.send = INP, k.arr[SC] = k.arr[SD] = NUL;
+                EXPECT(world, k, OSMP_ERR_INVALID_ARG);
+            }
+        }
+        /* Displacements whose block ends beyond SIZE_MAX bytes (or elements), on each side in turn. */
+        static const struct {
+            osmp_dtype_t d;
+            size_t displ;
+        } far[] = {{OSMP_INT32, SIZE_MAX / 2}, {OSMP_INT8, SIZE_MAX - 1}, {OSMP_INT32, SIZE_MAX / 4 - 2},
+                   {OSMP_DOUBLE, SIZE_MAX / 8}, {OSMP_UINT16, SIZE_MAX}};
+        for (int side = 0; side < 2; side++)
+            for (size_t i = 0; (has_arrays(c) & ARR(side ? RD : SD)) && i < sizeof(far) / sizeof(*far); i++) {
+                k = base(c), k.dtype = far[i].d, k.displ[side] = far[i].displ;
+                EXPECT(world, k, OSMP_ERR_INVALID_ARG);
+                if (c == OSMP_COLL_ALLTOALLV && side == 1) { /* in place: the receive side is read for both */
+                    k.send = INP, k.arr[SC] = k.arr[SD] = NUL;
+                    EXPECT(world, k, OSMP_ERR_INVALID_ARG);
+                }
+            }
     }
 }
 
@@ -295,67 +390,99 @@ static void fill_values(unsigned char *b, size_t n)
     for (size_t i = 0; i < n; i++) b[i] = (unsigned char)(i * 7 + 3);
 }
 
-/* recv holds the first n bytes of send's pattern and the canary after them. */
-static int result_ok(const unsigned char *r, size_t n, unsigned seed)
+/* The buffer holds n bytes of the pattern from byte `at` on and the canary everywhere else. */
+static int result_ok(const unsigned char *r, size_t at, size_t n, unsigned seed)
 {
     unsigned char want[BUFSZ];
     canary_fill(want, seed);
-    fill_values(want, n);
+    fill_values(want + at, n);
     return memcmp(r, want, BUFSZ) == 0;
 }
 
-/* One valid call of every collective, with and without OSMP_IN_PLACE, on a team of one. */
+/* One valid call of every collective, with and without OSMP_IN_PLACE, on a team of one; the v variants also
+ * with their blocks 3 elements into the buffers (bytes before them left alone), and alltoallv in place with
+ * NULL sendcounts and sdispls (not read). Exscan leaves a team of one's recvbuf alone. */
 static void check_valid_calls(osmp_team_t team)
 {
-    /* 4 elements of each type: at most 32 bytes moved */
+    /* 4 elements of each type: at most 32 bytes moved, 24 bytes into the buffers */
     static const struct {
         osmp_coll_t c;
         osmp_dtype_t d;
         osmp_op_t op;
     } v[] = {
-        {OSMP_COLL_BARRIER, OSMP_INT32, OSMP_SUM},     {OSMP_COLL_BCAST, OSMP_INT64, OSMP_SUM},      {OSMP_COLL_REDUCE, OSMP_INT32, OSMP_SUM},
-        {OSMP_COLL_REDUCE, OSMP_DOUBLE, OSMP_MAX},     {OSMP_COLL_ALLREDUCE, OSMP_UINT64, OSMP_BXOR}, {OSMP_COLL_ALLREDUCE, OSMP_FLOAT, OSMP_MIN},
-        {OSMP_COLL_GATHER, OSMP_INT16, OSMP_SUM},      {OSMP_COLL_ALLGATHER, OSMP_UINT32, OSMP_SUM}, {OSMP_COLL_SCATTER, OSMP_INT8, OSMP_SUM},
-        {OSMP_COLL_REDUCE_SCATTER_BLOCK, OSMP_FLOAT, OSMP_SUM},         {OSMP_COLL_REDUCE_SCATTER_BLOCK, OSMP_UINT16, OSMP_BOR},       {OSMP_COLL_ALLTOALL, OSMP_DOUBLE, OSMP_SUM},
+        {OSMP_COLL_BARRIER, OSMP_INT32, OSMP_SUM},
+        {OSMP_COLL_BCAST, OSMP_INT64, OSMP_SUM},
+        {OSMP_COLL_REDUCE, OSMP_INT32, OSMP_SUM},
+        {OSMP_COLL_REDUCE, OSMP_DOUBLE, OSMP_MAX},
+        {OSMP_COLL_ALLREDUCE, OSMP_UINT64, OSMP_BXOR},
+        {OSMP_COLL_ALLREDUCE, OSMP_FLOAT, OSMP_MIN},
+        {OSMP_COLL_GATHER, OSMP_INT16, OSMP_SUM},
+        {OSMP_COLL_ALLGATHER, OSMP_UINT32, OSMP_SUM},
+        {OSMP_COLL_SCATTER, OSMP_INT8, OSMP_SUM},
+        {OSMP_COLL_REDUCE_SCATTER_BLOCK, OSMP_FLOAT, OSMP_SUM},
+        {OSMP_COLL_REDUCE_SCATTER_BLOCK, OSMP_UINT16, OSMP_BOR},
+        {OSMP_COLL_ALLTOALL, OSMP_DOUBLE, OSMP_SUM},
+        {OSMP_COLL_GATHERV, OSMP_INT16, OSMP_SUM},
+        {OSMP_COLL_SCATTERV, OSMP_INT8, OSMP_SUM},
+        {OSMP_COLL_ALLGATHERV, OSMP_UINT32, OSMP_SUM},
+        {OSMP_COLL_ALLTOALLV, OSMP_DOUBLE, OSMP_SUM},
+        {OSMP_COLL_REDUCE_SCATTER, OSMP_FLOAT, OSMP_SUM},
+        {OSMP_COLL_REDUCE_SCATTER, OSMP_UINT16, OSMP_BOR},
+        {OSMP_COLL_SCAN, OSMP_INT32, OSMP_SUM},
+        {OSMP_COLL_SCAN, OSMP_DOUBLE, OSMP_MAX},
+        {OSMP_COLL_EXSCAN, OSMP_INT64, OSMP_SUM},
+        {OSMP_COLL_EXSCAN, OSMP_UINT8, OSMP_BXOR},
     };
-    for (size_t i = 0; i < sizeof(v) / sizeof(*v); i++) {
-        struct call k = {v[i].c, BUF, BUF, 4, v[i].d, v[i].op, 0};
-        size_t n = v[i].c == OSMP_COLL_BARRIER ? 0 : 4 * osmp_dtype_size(v[i].d);
-        char what[256];
-        describe(&k, what, sizeof(what));
-        /* out of place: recv gets send's values, nothing past them; send unchanged */
-        canary_fill(S, 5);
-        fill_values(S, n);
-        canary_fill(R, 6);
-        int rc = run_call(team, &k, S, R);
-        if (rc != OSMP_OK) fprintf(stderr, "  valid %s returned %s\n", what, osmp_status_name(rc));
-        CHECK_INT(rc, OSMP_OK);
-        if (!result_ok(S, n, 5)) {
-            fprintf(stderr, "  valid %s changed its send buffer\n", what);
-            test_failures++;
+    for (size_t i = 0; i < sizeof(v) / sizeof(*v); i++)
+        for (size_t displ = 0; displ <= 3; displ += 3) {
+            osmp_coll_t c = v[i].c;
+            unsigned arrays = has_arrays(c);
+            if (displ && !(arrays & (ARR(SD) | ARR(RD)))) continue;
+            struct call k = base(c);
+            k.dtype = v[i].d, k.op = v[i].op, k.displ[0] = k.displ[1] = displ;
+            size_t e = osmp_dtype_size(v[i].d), n = c == OSMP_COLL_BARRIER ? 0 : 4 * e;
+            size_t s_at = arrays & ARR(SD) ? displ * e : 0, r_at = arrays & ARR(RD) ? displ * e : 0;
+            char what[256];
+            describe(&k, what, sizeof(what));
+            /* out of place: recv gets send's values, nothing around them; send unchanged */
+            canary_fill(S, 5);
+            fill_values(S + s_at, n);
+            canary_fill(R, 6);
+            int rc = run_call(team, &k, S, R);
+            if (rc != OSMP_OK) fprintf(stderr, "  valid %s returned %s\n", what, osmp_status_name(rc));
+            CHECK_INT(rc, OSMP_OK);
+            if (!result_ok(S, s_at, n, 5)) {
+                fprintf(stderr, "  valid %s changed its send buffer\n", what);
+                test_failures++;
+            }
+            if (has_recv(c) && !result_ok(R, r_at, c == OSMP_COLL_EXSCAN ? 0 : n, 6)) {
+                fprintf(stderr, "  valid %s: wrong result%s\n", what,
+                        c == OSMP_COLL_EXSCAN ? " (rank 0's recvbuf must be left alone)" : "");
+                test_failures++;
+            }
+            if (!has_recv(c)) continue;
+            /* in place: the data is where it was */
+            if (in_place_recv(c))
+                k.recv = INP;
+            else
+                k.send = INP;
+            if (c == OSMP_COLL_ALLTOALLV) k.arr[SC] = k.arr[SD] = NUL;
+            describe(&k, what, sizeof(what));
+            canary_fill(S, 7);
+            canary_fill(R, 8);
+            if (in_place_recv(c))
+                fill_values(S + s_at, n);
+            else
+                fill_values(R + r_at, n);
+            rc = run_call(team, &k, S, R);
+            if (rc != OSMP_OK) fprintf(stderr, "  valid %s returned %s\n", what, osmp_status_name(rc));
+            CHECK_INT(rc, OSMP_OK);
+            int in_s = in_place_recv(c);
+            if (!result_ok(S, s_at, in_s ? n : 0, 7) || !result_ok(R, r_at, in_s ? 0 : n, 8)) {
+                fprintf(stderr, "  valid %s: wrong result in place\n", what);
+                test_failures++;
+            }
         }
-        if (has_recv[v[i].c] && !result_ok(R, n, 6)) {
-            fprintf(stderr, "  valid %s: wrong result\n", what);
-            test_failures++;
-        }
-        if (!has_recv[v[i].c]) continue;
-        /* in place: the data is where it was */
-        if (v[i].c == OSMP_COLL_SCATTER)
-            k.recv = INP;
-        else
-            k.send = INP;
-        describe(&k, what, sizeof(what));
-        canary_fill(S, 7);
-        canary_fill(R, 8);
-        fill_values(v[i].c == OSMP_COLL_SCATTER ? S : R, n);
-        rc = run_call(team, &k, S, R);
-        if (rc != OSMP_OK) fprintf(stderr, "  valid %s returned %s\n", what, osmp_status_name(rc));
-        CHECK_INT(rc, OSMP_OK);
-        if (!result_ok(S, v[i].c == OSMP_COLL_SCATTER ? n : 0, 7) || !result_ok(R, v[i].c == OSMP_COLL_SCATTER ? 0 : n, 8)) {
-            fprintf(stderr, "  valid %s: wrong result in place\n", what);
-            test_failures++;
-        }
-    }
     CHECK(osmp_team_plan(team) != NULL);
 }
 
@@ -477,7 +604,7 @@ static void thread_local_rejections(osmp_team_t mine, int rank)
     k = base(OSMP_COLL_ALLGATHER), k.dtype = OSMP_UINT16, k.count = SIZE_MAX / 4 + 1;
     EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
     for (int ci = 0; ci < OSMP_COLL_COUNT; ci++) {
-        if (!has_root[ci]) continue;
+        if (!has_root(ci)) continue;
         k = base((osmp_coll_t)ci), k.root = 2;
         EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
         k.root = -1;
@@ -490,14 +617,44 @@ static void thread_local_rejections(osmp_team_t mine, int rank)
         EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
         k = base(OSMP_COLL_SCATTER), k.recv = INP;
         EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
-    } else { /* the root needs its receive (scatter: send) buffer */
+        k = base(OSMP_COLL_GATHERV), k.send = INP;
+        EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
+        k.arr[RC] = k.arr[RD] = NUL, k.recv = NUL; /* as a non-root passes them: still in place */
+        EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
+        k = base(OSMP_COLL_SCATTERV), k.recv = INP;
+        EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
+        k.arr[SC] = k.arr[SD] = NUL, k.send = NUL;
+        EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
+        /* a non-root's own buffer with a non-zero count */
+        k = base(OSMP_COLL_GATHERV), k.send = NUL, k.recv = NUL, k.arr[RC] = k.arr[RD] = NUL;
+        EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
+        k = base(OSMP_COLL_SCATTERV), k.recv = NUL, k.send = NUL, k.arr[SC] = k.arr[SD] = NUL;
+        EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
+    } else { /* the root needs its receive (scatter: send) buffer, and the v variants its arrays */
         k = base(OSMP_COLL_REDUCE), k.recv = NUL;
         EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
         k = base(OSMP_COLL_GATHER), k.recv = NUL;
         EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
         k = base(OSMP_COLL_SCATTER), k.send = NUL;
         EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
+        k = base(OSMP_COLL_GATHERV), k.recv = NUL;
+        EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
+        k = base(OSMP_COLL_SCATTERV), k.send = NUL;
+        EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
+        for (int c = 0; c < OSMP_COLL_COUNT; c++)
+            for (int i = 0; has_root(c) && i < NARR; i++)
+                if (has_arrays(c) & ARR(i)) {
+                    k = base((osmp_coll_t)c), k.arr[i] = NUL;
+                    EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
+                }
     }
+    /* every rank reads the arrays of the v variants without a root */
+    for (int c = 0; c < OSMP_COLL_COUNT; c++)
+        for (int i = 0; !has_root(c) && i < NARR; i++)
+            if (has_arrays(c) & ARR(i)) {
+                k = base((osmp_coll_t)c), k.arr[i] = NUL;
+                EXPECT_HERE(mine, k, OSMP_ERR_INVALID_ARG);
+            }
 }
 
 static void *thread_main(void *arg)
@@ -651,6 +808,31 @@ static void test_in_place_team_of_two(void)
     EXPECT_PAIR(k, OSMP_ERR_INVALID_ARG);
     k = base(OSMP_COLL_ALLGATHER), k.recv = INP;
     EXPECT_PAIR(k, OSMP_ERR_INVALID_ARG);
+    /* every collective: OSMP_IN_PLACE as a receive buffer (scatter, scatterv: as the send buffer), at every rank */
+    for (int c = 0; c < OSMP_COLL_COUNT; c++) {
+        if (!has_recv(c)) continue;
+        k = base((osmp_coll_t)c);
+        if (in_place_recv(c))
+            k.send = INP;
+        else
+            k.recv = INP;
+        EXPECT_PAIR(k, OSMP_ERR_INVALID_ARG);
+    }
+    /* reduce_scatter: each rank's count fits, their sum (the send buffer) does not */
+    k = base(OSMP_COLL_REDUCE_SCATTER), k.dtype = OSMP_UINT8, k.count = SIZE_MAX / 2 + 1;
+    EXPECT_PAIR(k, OSMP_ERR_INVALID_ARG);
+    k.send = INP;
+    EXPECT_PAIR(k, OSMP_ERR_INVALID_ARG);
+    k = base(OSMP_COLL_REDUCE_SCATTER), k.dtype = OSMP_INT64, k.count = SIZE_MAX / 16 + 1;
+    EXPECT_PAIR(k, OSMP_ERR_INVALID_ARG);
+    /* rank 1's block from the rank-order displacements (count at count) ends beyond SIZE_MAX: every rank
+     * reads the arrays of allgatherv and alltoallv (gatherv's and scatterv's only the root: a non-root
+     * knows only its own count) */
+    for (int c = 0; c < OSMP_COLL_COUNT; c++) {
+        if (has_root(c) || !(has_arrays(c) & (ARR(SD) | ARR(RD)))) continue;
+        k = base((osmp_coll_t)c), k.dtype = OSMP_UINT8, k.count = SIZE_MAX / 2 + 1;
+        EXPECT_PAIR(k, OSMP_ERR_INVALID_ARG);
+    }
 }
 
 /* ---------------------------------------------------------------- 4. team creation */
@@ -737,19 +919,23 @@ static void test_team_create_params(void)
 
 /* ---------------------------------------------------------------- 5. init, status strings */
 
-/* The list of collectives: names, flags, and the tables above agree with it. */
+/* The list of collectives: the library's names and flags are the header's, and every row of coll_args is
+ * there and agrees with the map (arrays exactly for the v variants; OSMP_IN_PLACE only with buffers). */
 static void test_collective_list(void)
 {
-    static const char *const names[] = {"barrier",   "bcast",   "reduce",
-                                        "allreduce", "gather",  "allgather",
-                                        "scatter",   "reduce_scatter_block", "alltoall"};
-    CHECK_INT(OSMP_COLL_COUNT, (int)(sizeof(names) / sizeof(names[0])));
     for (int c = 0; c < OSMP_COLL_COUNT; c++) {
-        CHECK_STR(osmp_coll_name((osmp_coll_t)c), names[c]);
-        unsigned f = osmp_coll_flags((osmp_coll_t)c);
-        CHECK_INT(!!(f & OSMP_COLL_REDUCES), has_op[c]);
-        CHECK_INT(!!(f & OSMP_COLL_ROOTED), has_root[c]);
+        if (!coll_args[c].name) {
+            fprintf(stderr, "  collective %d (%s) has no row in coll_args\n", c, osmp_coll_name((osmp_coll_t)c));
+            test_failures++;
+            continue;
+        }
+        CHECK_STR(osmp_coll_name((osmp_coll_t)c), coll_args[c].name);
+        CHECK_INT(osmp_coll_flags((osmp_coll_t)c), map_flags[c]);
+        CHECK_INT(!!(map_flags[c] & OSMP_COLL_VECTOR), has_arrays(c) != 0);
+        CHECK(coll_args[c].in_place == IP_NONE || has_recv(c));
+        CHECK(!has_op(c) || has_dtype(c));
     }
+    CHECK_INT(OSMP_COLL_COUNT, 16);
     CHECK(osmp_coll_name(OSMP_COLL_COUNT) == NULL);
     CHECK(osmp_coll_name((osmp_coll_t)-1) == NULL);
     CHECK_INT((int)osmp_coll_flags(OSMP_COLL_COUNT), 0);
