@@ -420,8 +420,10 @@ typedef enum {
     OSMP_DTYPE_COUNT
 } osmp_dtype_t;
 
-/* Integer sums and products wrap around; LAND/LOR/LXOR give 0 or 1; bitwise and
- * logical operations on FLOAT/DOUBLE fail with OSMP_ERR_TYPE. */
+/* Integer sums and products wrap around; LAND/LOR/LXOR give 0 or 1 (except where
+ * a scan passes one contribution on as it is, as MPI does: osmp_scan at rank 0,
+ * osmp_exscan at rank 1); bitwise and logical operations on FLOAT/DOUBLE fail
+ * with OSMP_ERR_TYPE. */
 typedef enum {
     OSMP_SUM = 0,
     OSMP_PROD,

@@ -55,7 +55,8 @@ static inline int check_args(osmp__team_t t, osmp_coll_t c, size_t count, int dt
 /* The arguments checked on every participant, then the call: zero counts do
  * nothing (and take no step; the vector variants (a->vector) have counts that
  * differ between ranks, so they always run), reductions of a team of one still turn logical
- * operations into 0 or 1 (not scans: rank 0's result is its input, as in MPI). */
+ * operations into 0 or 1 (not scans: rank 0's scan and rank 1's exscan are one
+ * rank's input as it is, as in MPI). */
 static int run(osmp__team_t t, osmp_coll_t c, struct osmp__args *a, int dtype, osmp_op_t op)
 {
     int rc = check_args(t, c, a->vector ? 0 : a->count, dtype, (int)op, a->root);
