@@ -16,5 +16,8 @@ fail() { echo "join-timeout: $*" >&2; exit 1; }
 [ "$(grep -c 'OSMP_ERR_TIMEOUT in osmp_init after 1[0-9][0-9][0-9] ms' "$out")" -ge 1 ] || fail "nobody timed out after 1 s"
 [ "$(grep -c 'OSMP_ERR_\(TIMEOUT\|PEER_LOST\) in osmp_init' "$out")" = 3 ] || fail "not every rank reported a join error"
 ! grep -q "killing them" "$out" || fail "osmp-run had to kill ranks"
-[ "$took" -lt 10 ] || fail "took $took s"
+# Below the 20 s grace: a rank that did not stop by itself fails this too. (10 s
+# was too tight for the late rank's start-up under ASan on a loaded machine: 8.8 s
+# seen once, all ranks reporting correctly.)
+[ "$took" -lt 19 ] || fail "took $took s"
 echo "join-timeout: passed in $took s"
