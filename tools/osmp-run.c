@@ -37,7 +37,7 @@
 #include "team/rendezvous.h"
 
 #define MAX_RANKS 4096
-#define RV_MAXLEN 512 /* bootstrap records are ~250 bytes */
+#define RV_MAXLEN OSMP__RV_RECORD_MAX
 
 static pid_t *children;
 static int nchildren;

@@ -19,6 +19,7 @@
 #include "osmp.h"
 #include "shm/mailbox.h"
 #include "shm/shm.h"
+#include "coll/trace.h"
 
 typedef void (*osmp__reduce_fn)(void *acc, const void *in, size_t n);
 /* OSMP_ERR_INVALID_ARG for an unknown dtype/op, OSMP_ERR_TYPE for a pair that is not defined. */
@@ -77,6 +78,7 @@ struct osmp__coll {
     struct osmp__choice choice[OSMP_COLL_COUNT][OSMP__NSIZES][2];
     struct osmp__arrangement arr[OSMP__MAX_ARRANGEMENTS];
     int narr;
+    struct osmp__trace *trace; /* OSMP_TRACE (coll/trace.h), NULL when off */
 };
 typedef struct osmp__coll *osmp__coll_t;
 
@@ -90,6 +92,24 @@ static inline uint64_t osmp__phase(osmp__coll_t t)
     uint64_t base = t->step;
     t->step += OSMP__PHASE_STEPS;
     return base;
+}
+
+/* The trace's reports (coll/trace.h): one branch each when tracing is off. */
+static inline void osmp__trace_copy(osmp__coll_t t, int src, int dst, size_t bytes)
+{
+    if (__builtin_expect(t->trace != NULL, 0)) osmp__trace_copy_(t->trace, src, dst, bytes);
+}
+static inline void osmp__trace_reduce(osmp__coll_t t, size_t bytes)
+{
+    if (__builtin_expect(t->trace != NULL, 0)) osmp__trace_reduce_(t->trace, bytes);
+}
+static inline void osmp__trace_begin(osmp__coll_t t, osmp_coll_t c)
+{
+    if (__builtin_expect(t->trace != NULL, 0)) osmp__trace_begin_(t->trace, c);
+}
+static inline void osmp__trace_end(osmp__coll_t t)
+{
+    if (__builtin_expect(t->trace != NULL, 0)) osmp__trace_end_(t->trace);
 }
 
 /* One call's arguments, resolved (no OSMP_IN_PLACE; bcast's buffer is `out`). */
@@ -108,6 +128,7 @@ struct osmp__args {
     int root;
     int radix;       /* the tree base case chosen with the algorithm */
     int single_copy; /* copy blocks once, straight from the source buffer */
+    size_t staged;   /* bytes the entry point first copied within my memory (in place), for the trace */
 };
 
 static inline size_t osmp__count_of(const struct osmp__args *a, int r)

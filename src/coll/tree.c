@@ -112,11 +112,17 @@ int osmp__pass_up(const struct osmp__pass *p, size_t c, const char *in, char *ou
     char *dst = p->tree->parent < 0 ? out + off * p->esize
                                     : osmp__mb_claim(m, OSMP__UP, slot_of(p, c), &p->tree->parent, 1, OSMP__UP, s);
     if (!dst) return m->failed;
-    if (dst != in + off * p->esize) memcpy(dst, in + off * p->esize, n * p->esize);
+    osmp__coll_t t = p->t;
+    if (dst != in + off * p->esize) {
+        memcpy(dst, in + off * p->esize, n * p->esize);
+        osmp__trace_copy(t, t->rank, t->rank, n * p->esize);
+    }
     for (int i = 0; i < p->tree->nchildren; i++) {
         if (osmp__mb_wait(m, p->tree->children[i], OSMP__UP, s)) return m->failed;
         fn(dst, osmp__mb_slot(m, p->tree->children[i], OSMP__UP, slot_of(p, c)), n);
+        osmp__trace_copy(t, p->tree->children[i], t->rank, n * p->esize); /* read into my result */
     }
+    if (p->tree->nchildren) osmp__trace_reduce(t, (size_t)(p->tree->nchildren + 1) * n * p->esize);
     osmp__mb_publish(m, OSMP__UP, s);
     return OSMP_OK;
 }
@@ -133,12 +139,14 @@ int osmp__pass_down(const struct osmp__pass *p, size_t c, char *buf)
     if (p->tree->parent >= 0) {
         if (osmp__mb_wait(m, p->tree->parent, OSMP__DOWN, s)) return m->failed;
         memcpy(mine, osmp__mb_slot(m, p->tree->parent, OSMP__DOWN, slot_of(p, c)), n * p->esize);
+        osmp__trace_copy(p->t, p->tree->parent, p->t->rank, n * p->esize);
     }
     if (p->tree->nchildren) {
         char *dst =
             osmp__mb_claim(m, OSMP__DOWN, slot_of(p, c), p->tree->children, p->tree->nchildren, OSMP__DOWN, s);
         if (!dst) return m->failed;
         memcpy(dst, mine, n * p->esize);
+        osmp__trace_copy(p->t, p->t->rank, p->t->rank, n * p->esize);
     }
     osmp__mb_publish(m, OSMP__DOWN, s);
     return OSMP_OK;

@@ -26,6 +26,8 @@
                        "fails with OSMP_ERR_MISMATCH where they differ (debugging; one more small allreduce)") \
     X(STEP_START, "0", "testing: the value the team's sequence counters start from (e.g. near 2^64 to "       \
                        "exercise wrap-around)")                                                              \
+    X(TRACE, "", "write a transfer trace: each participant writes PREFIX.<team rank>.jsonl, one line per "   \
+                 "(call, source, destination) of payload copied and per call of data reduced (README)")     \
     X(VERBOSE, "0", "libosmp_mpi: 1 prints why calls fall back (once per reason) and per-call counts at "    \
                     "MPI_Finalize")                                                                          \
     X(MPI_DISABLE, "0", "libosmp_mpi: 1 passes every call to the MPI library; or a list of operations to "   \

@@ -60,10 +60,13 @@ static inline int check_args(osmp__team_t t, osmp_coll_t c, size_t count, int dt
 static int run(osmp__team_t t, osmp_coll_t c, struct osmp__args *a, int dtype, osmp_op_t op)
 {
     int rc = check_args(t, c, a->vector ? 0 : a->count, dtype, (int)op, a->root);
-    if (rc || (!a->count && !a->vector)) return rc;
-    rc = osmp__run(&t->coll, c, a);
+    if (rc) return rc;
+    osmp__trace_begin(&t->coll, c);
+    osmp__trace_copy(&t->coll, t->coll.rank, t->coll.rank, a->staged);
+    if (a->count || a->vector) rc = osmp__run(&t->coll, c, a);
     if (!rc && a->fn && t->coll.size == 1 && c != OSMP_COLL_SCAN && c != OSMP_COLL_EXSCAN)
         osmp__reduce_alone(a->out, osmp__count_of(a, 0), a->esize, op, a->fn);
+    osmp__trace_end(&t->coll);
     return rc;
 }
 
@@ -72,7 +75,11 @@ int osmp_barrier(osmp_team_t h)
     CHECK_TEAM(h, t);
     struct osmp__args a = {.count = 1, .esize = 0};
     int rc = check_args(t, OSMP_COLL_BARRIER, 0, 0, 0, 0);
-    return rc ? rc : osmp__run(&t->coll, OSMP_COLL_BARRIER, &a);
+    if (rc) return rc;
+    osmp__trace_begin(&t->coll, OSMP_COLL_BARRIER);
+    rc = osmp__run(&t->coll, OSMP_COLL_BARRIER, &a);
+    osmp__trace_end(&t->coll);
+    return rc;
 }
 
 int osmp_bcast(osmp_team_t h, void *buf, size_t count, osmp_dtype_t dtype, int root)
@@ -164,6 +171,7 @@ static int everyone(osmp_team_t h, osmp_coll_t c, const void *sendbuf, void *rec
         /* Blocks are read from every rank's send buffer while others write theirs. */
         if (!(copy = malloc(block * (size_t)t->coll.size))) return OSMP_ERR_NO_MEMORY;
         a.in = memcpy(copy, recvbuf, block * (size_t)t->coll.size);
+        a.staged = block * (size_t)t->coll.size;
     } else {
         a.in = recvbuf;
     }
@@ -274,6 +282,7 @@ int osmp_alltoallv(osmp_team_t h, const void *sendbuf, const size_t *sendcounts,
     if (in_place) { /* blocks are read from every rank's send side while others write theirs */
         if (rextent && !(copy = malloc(rextent * e))) return OSMP_ERR_NO_MEMORY;
         a.in = rextent ? memcpy(copy, recvbuf, rextent * e) : recvbuf;
+        a.staged = rextent * e;
         a.counts = recvcounts;
         a.displs = rdispls;
     }
@@ -310,6 +319,7 @@ int osmp_reduce_scatter(osmp_team_t h, const void *sendbuf, void *recvbuf, const
     if (in_place && !equal && total) {
         if (!(copy = malloc(total * a.esize))) return OSMP_ERR_NO_MEMORY;
         a.in = memcpy(copy, recvbuf, total * a.esize);
+        a.staged = total * a.esize;
     }
     rc = run(t, OSMP_COLL_REDUCE_SCATTER, &a, dtype, op);
     free(copy);

@@ -18,6 +18,9 @@ struct osmp__rv {
     char data[]; /* size * maxlen */
 };
 
+/* The largest record a team's bootstrap exchanges (team.c asserts its own fit). */
+#define OSMP__RV_RECORD_MAX 1024
+
 size_t osmp__rv_bytes(int size, size_t maxlen);
 void osmp__rv_init(struct osmp__rv *rv, int size, size_t maxlen);
 /* OSMP_OK; OSMP_ERR_PEER_LOST once the supervisor has marked a participant

@@ -98,6 +98,7 @@ struct boot1 {
     int16_t alg[OSMP_COLL_COUNT], radix[OSMP_COLL_COUNT];
     char seg_name[OSMP_SEG_NAME_MAX];
     char hierarchy[128];
+    char trace[400]; /* file name base of the transfer trace (coll/trace.h), empty when off */
 };
 
 struct boot2 {
@@ -162,11 +163,12 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy)
         return OSMP_ERR_SPEC;
     }
     snprintf(b->hierarchy, sizeof(b->hierarchy), "%s", h);
-    return OSMP_OK;
+    return osmp__trace_base(osmp__knob_str(OSMP_KNOB_TRACE), b->trace, sizeof(b->trace));
 }
 
 /* Records of team creation are small; this bounds them. */
-#define THREAD_RV_MAXLEN 512
+#define THREAD_RV_MAXLEN OSMP__RV_RECORD_MAX
+_Static_assert(sizeof(struct boot1) <= OSMP__RV_RECORD_MAX, "bootstrap record fits the rendezvous");
 
 struct osmp__thread_rv {
     int nthreads;
@@ -186,6 +188,7 @@ static void free_team(osmp__team_t t)
 {
     if (!t) return;
     osmp__trees_free(&t->coll);
+    osmp__trace_close(t->coll.trace);
     if (t->seg_private)
         free(t->coll.mb.seg);
     else
@@ -357,6 +360,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
         mine2.status = osmp__seg_attach(r0->seg_name, t->seg_size, &mb->seg); /* 3 */
     }
     if (!mine2.status) osmp__mb_init_mine(mb, r0->step_start);
+    if (!mine2.status) mine2.status = osmp__trace_open(&t->coll.trace, r0->trace, p->rank, p->size, mine.core);
     /* Watch the peers from now on: a participant that dies from here is noticed by the others' waits. */
     for (int r = 0; r < p->size; r++)
         if (!t->local[r]) osmp__live_watch(t->pids[r]);

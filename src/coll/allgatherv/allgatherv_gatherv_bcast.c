@@ -32,7 +32,10 @@ int osmp__allgatherv_gatherv_bcast(osmp__coll_t t, const struct osmp__args *a)
     struct osmp__args b = {.out = all, .count = total * e, .esize = 1, .root = 0};
     if (!rc && total) rc = osmp__run(t, OSMP_COLL_BCAST, &b); /* 2 */
     for (int r = 0; !rc && !packed && r < n; r++) /* 3 */
-        if (a->counts[r]) memcpy((char *)a->out + a->displs[r] * e, all + at[r] * e, a->counts[r] * e);
+        if (a->counts[r]) {
+            memcpy((char *)a->out + a->displs[r] * e, all + at[r] * e, a->counts[r] * e);
+            osmp__trace_copy(t, t->rank, t->rank, a->counts[r] * e);
+        }
     free(at);
     return rc;
 }

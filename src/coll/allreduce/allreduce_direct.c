@@ -24,6 +24,7 @@ int osmp__allreduce_direct(osmp__coll_t t, const struct osmp__args *a)
     char *line = osmp__mb_claim(m, OSMP__UP, OSMP__SLOT_INLINE, t->peers, t->size - 1, OSMP__DOWN, s);
     if (!line) return m->failed;
     memcpy(line, a->in, bytes); /* 1 */
+    osmp__trace_copy(t, t->rank, t->rank, bytes);
     osmp__mb_publish(m, OSMP__UP, s);
     char acc[OSMP_INLINE_MAX];
     for (int r = 0; r < t->size; r++) { /* 2 */
@@ -33,8 +34,11 @@ int osmp__allreduce_direct(osmp__coll_t t, const struct osmp__args *a)
             memcpy(acc, v, bytes);
         else
             a->fn(acc, v, a->count);
+        osmp__trace_copy(t, r, t->rank, bytes);
     }
     memcpy(a->out, acc, bytes);
+    osmp__trace_copy(t, t->rank, t->rank, bytes);
+    osmp__trace_reduce(t, (size_t)t->size * bytes);
     osmp__mb_publish(m, OSMP__DOWN, s); /* 3 */
     return OSMP_OK;
 }

@@ -35,6 +35,7 @@ int osmp__allreduce_sliced(osmp__coll_t t, const struct osmp__args *a)
         if (!up) return m->failed;
         memcpy(up, mine, lo * esize); /* 1: the others' parts only; I read mine in place */
         memcpy(up + hi * esize, mine + hi * esize, (k - hi) * esize);
+        osmp__trace_copy(t, me, me, (k - (hi - lo)) * esize);
         osmp__mb_publish(m, OSMP__UP, s1);
         char *down = osmp__mb_claim(m, OSMP__DOWN, slot, t->peers, n - 1, OSMP__UP, s2); /* 2 */
         if (!down) return m->failed;
@@ -45,13 +46,16 @@ int osmp__allreduce_sliced(osmp__coll_t t, const struct osmp__args *a)
                 memcpy(down + lo * esize, v, (hi - lo) * esize);
             else
                 a->fn(down + lo * esize, v, hi - lo);
+            osmp__trace_copy(t, r, me, (hi - lo) * esize);
         }
+        osmp__trace_reduce(t, (size_t)n * (hi - lo) * esize);
         osmp__mb_publish(m, OSMP__DOWN, s1);
         for (int r = 0; r < n; r++) { /* 3 */
             size_t rlo = k * (size_t)r / (size_t)n, rhi = k * (size_t)(r + 1) / (size_t)n;
             if (r != me && osmp__mb_wait(m, r, OSMP__DOWN, s1)) return m->failed;
             memcpy((char *)a->out + (off + rlo) * esize, osmp__mb_slot(m, r, OSMP__DOWN, slot) + rlo * esize,
                    (rhi - rlo) * esize);
+            osmp__trace_copy(t, r, me, (rhi - rlo) * esize);
         }
         osmp__mb_publish(m, OSMP__UP, s2);
     }

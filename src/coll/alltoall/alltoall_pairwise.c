@@ -24,6 +24,7 @@ int osmp__alltoall_pairwise(osmp__coll_t t, const struct osmp__args *a)
         if (osmp__copy_from(m->pids[r], m->local[r], (char *)a->out + (size_t)r * bytes, src + (size_t)me * bytes,
                             bytes))
             rc = OSMP_ERR_SHM;
+        osmp__trace_copy(t, r, me, bytes);
     }
     osmp__mb_publish(m, OSMP__DOWN, s);
     for (int r = 0; r < n; r++) /* 3 */

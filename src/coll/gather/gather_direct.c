@@ -44,12 +44,16 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
             char *dst = osmp__mb_claim(m, OSMP__UP, osmp__mb_ring(m, k), &root, 1, OSMP__UP, s);
             if (!dst) return m->failed;
             memcpy(dst, (const char *)a->in + off, n);
+            osmp__trace_copy(t, me, me, n);
             osmp__mb_publish(m, OSMP__UP, s);
         }
         return OSMP_OK;
     }
     char *mine = out + osmp__displ_of(a, root) * e;
-    if (a->count && a->in != mine) memcpy(mine, a->in, a->count * e); /* (a zero count may come with NULL) */
+    if (a->count && a->in != mine) { /* (a zero count may come with NULL) */
+        memcpy(mine, a->in, a->count * e);
+        osmp__trace_copy(t, me, me, a->count * e);
+    }
     size_t most = 0; /* the largest block that comes through the slots */
     for (int r = 0; r < t->size; r++) {
         size_t bytes = osmp__count_of(a, r) * e;
@@ -63,6 +67,7 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
             if (osmp__mb_wait(m, r, OSMP__UP, s)) return m->failed;
             memcpy(out + osmp__displ_of(a, r) * e + off, osmp__mb_slot(m, r, OSMP__UP, osmp__mb_ring(m, k)),
                    bytes - off < chunk ? bytes - off : chunk);
+            osmp__trace_copy(t, r, me, bytes - off < chunk ? bytes - off : chunk);
         }
         osmp__mb_publish(m, OSMP__UP, s);
     }
@@ -73,6 +78,7 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
         const void *src = (const void *)(uintptr_t)osmp__mb_chan(m, r, OSMP__UP)->addr;
         if (bytes && osmp__copy_from(m->pids[r], m->local[r], out + osmp__displ_of(a, r) * e, src, bytes))
             rc = OSMP_ERR_SHM;
+        osmp__trace_copy(t, r, me, bytes);
     }
     osmp__mb_publish(m, OSMP__DOWN, base + 1); /* single copy 3 */
     return rc;

@@ -40,13 +40,19 @@ static int chain(osmp__coll_t t, const struct osmp__args *a, int exclusive)
         if (prev) { /* 2 */
             memcpy(mine, prev, len);
             a->fn(mine, (const char *)a->in + off, len / e);
+            osmp__trace_copy(t, me - 1, me, len);
+            osmp__trace_reduce(t, 2 * len);
         } else {
             memcpy(mine, (const char *)a->in + off, len);
+            osmp__trace_copy(t, me, me, len);
         }
-        if (!exclusive) /* 3 */
+        if (!exclusive) { /* 3 */
             memcpy((char *)a->out + off, mine, len);
-        else if (prev)
+            osmp__trace_copy(t, me, me, len);
+        } else if (prev) {
             memcpy((char *)a->out + off, prev, len);
+            osmp__trace_copy(t, me - 1, me, len);
+        }
         osmp__mb_publish(m, OSMP__DOWN, s); /* 4 */
     }
     return OSMP_OK;

@@ -23,8 +23,10 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
     int me = t->rank, root = a->root, n = t->size, rc = OSMP_OK;
     size_t e = a->esize, chunk = m->chunk;
     const char *in = a->in;
-    if (me == root && a->count && a->out != in + osmp__displ_of(a, root) * e) /* (a zero count may come with NULL) */
+    if (me == root && a->count && a->out != in + osmp__displ_of(a, root) * e) { /* (a zero count may come with NULL) */
         memcpy(a->out, in + osmp__displ_of(a, root) * e, a->count * e);
+        osmp__trace_copy(t, me, me, a->count * e);
+    }
     uint64_t base = osmp__phase(t);
     if (!a->vector && osmp__copy_once(t, a->count * e)) {
         uint64_t s = base + 1;
@@ -39,6 +41,7 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
         const char *src = (const char *)(uintptr_t)osmp__mb_chan(m, root, OSMP__DOWN)->addr;
         if (osmp__copy_from(m->pids[root], m->local[root], a->out, src + (size_t)me * a->count * e, a->count * e))
             rc = OSMP_ERR_SHM;
+        osmp__trace_copy(t, root, me, a->count * e);
         osmp__mb_publish(m, OSMP__DOWN, s);
         return rc;
     }
@@ -56,10 +59,12 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
                 char *dst = osmp__mb_claim(m, OSMP__DOWN, slot, &r, 1, OSMP__DOWN, s);
                 if (!dst) return m->failed;
                 memcpy(dst, in + osmp__displ_of(a, r) * e + off, len);
+                osmp__trace_copy(t, me, me, len);
                 osmp__mb_publish(m, OSMP__DOWN, s);
             } else { /* 2 */
                 if (osmp__mb_wait(m, root, OSMP__DOWN, s)) return m->failed;
                 memcpy((char *)a->out + off, osmp__mb_slot(m, root, OSMP__DOWN, slot), len);
+                osmp__trace_copy(t, root, me, len);
                 osmp__mb_publish(m, OSMP__DOWN, s);
             }
         }

@@ -1,0 +1,43 @@
+/*
+ * The transfer trace (OSMP_TRACE=PREFIX): what the runtime really moves, per
+ * call, written by each participant to PREFIX.<team rank>.jsonl.
+ *
+ * Algorithms report every payload copy (osmp__trace_copy: bytes from memory
+ * owned by team rank src into memory owned by dst; a slot belongs to the
+ * participant whose region holds it, a user buffer to its caller) and every
+ * reduction (osmp__trace_reduce: bytes of input operands combined, each counted
+ * once). The entry points bracket each call (osmp__trace_begin/end); the lines
+ * of one call, aggregated per (src, dst), are written at its end. Off, each
+ * report is one predictable branch on a pointer the algorithm already has in
+ * cache.
+ */
+#ifndef OSMP_COLL_TRACE_H
+#define OSMP_COLL_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "osmp.h"
+
+struct osmp__trace;
+struct osmp__coll;
+
+/* Open BASE.<rank>.jsonl for writing and write its first line, who wrote it:
+ * {"kind": "team", "rank": R, "size": N, "core": C} (C: the logical core the
+ * team planned with). OSMP_ERR_KNOB (and a message on stderr) if it cannot be
+ * created. */
+int osmp__trace_open(struct osmp__trace **tr, const char *base, int rank, int size, int core);
+void osmp__trace_close(struct osmp__trace *tr);
+
+void osmp__trace_begin_(struct osmp__trace *tr, osmp_coll_t c);
+void osmp__trace_end_(struct osmp__trace *tr);
+void osmp__trace_copy_(struct osmp__trace *tr, int src, int dst, size_t bytes);
+void osmp__trace_reduce_(struct osmp__trace *tr, size_t bytes);
+
+/* The file name base a team's participants write to, chosen by rank 0 at team
+ * creation: PREFIX if PREFIX.0.jsonl did not exist yet (the first traced team
+ * of a job), else PREFIX.<pid>-<n> (later teams: other communicators). Empty
+ * when tracing is off. OSMP_ERR_KNOB with a message when PREFIX is unusable. */
+int osmp__trace_base(const char *prefix, char *base, size_t len);
+
+#endif
