@@ -298,7 +298,9 @@ OSMP_EXPORT int osmp_spec_format(const struct osmp_spec_level *levels, int nleve
 
 /* The default spec for a machine: every kind whose domains split the machine,
  * ordered from small to large domains, and where a domain would give its leader
- * more than OSMP_PLAN_MAX_FANOUT children, a virtual split of it first. */
+ * more than OSMP_PLAN_MAX_FANOUT children, a virtual split of it first, into the
+ * number of parts d that minimizes (d - 1) + (ceil(units / d) - 1), the most
+ * parts among equals (28 cores: 7 parts of 4). */
 #define OSMP_PLAN_MAX_FANOUT 8
 OSMP_EXPORT int osmp_plan_default_spec(osmp_topo_t topo, char *buf, size_t len);
 

@@ -157,6 +157,30 @@ void osmp__spec_sort(osmp_topo_t t, struct osmp_spec_level *levels, int n)
         }
 }
 
+/*
+ * The degree of the virtual split of a domain of `units` units that is too
+ * wide for one leader (the OSMP paper's "degree": the number of virtual domains
+ * a socket is cut into). A leader serves its children one after another, and
+ * the root leads both its part and the level of parts: a chunk waits for
+ * (d - 1) + (ceil(units / d) - 1) children on the root's path. d minimizes
+ * that; among equal d, the most parts wins, since smaller parts of consecutive
+ * cores are closer together (mesh tiles, shared L2) and give more leaders to
+ * share a reduction. On the paper's 28-core Cascade Lake socket this is 7
+ * parts of 4 cores, the degree that won there; 20 cores: 5 parts of 4.
+ */
+static int split_degree(int units)
+{
+    int best = 1, cost = units - 1;
+    for (int d = 2; d <= units / 2; d++) {
+        int c = (d - 1) + ((units + d - 1) / d - 1);
+        if (c <= cost) {
+            best = d;
+            cost = c;
+        }
+    }
+    return best;
+}
+
 int osmp_plan_default_spec(osmp_topo_t t, char *buf, size_t len)
 {
     if (!t || !buf) return OSMP_ERR_INVALID_ARG;
@@ -196,12 +220,9 @@ int osmp_plan_default_spec(osmp_topo_t t, char *buf, size_t len)
         int below = i > 0 ? chosen[i - 1] : -1;
         int nd, units;
         count_units(t, k == OSMP_DOMAIN_MACHINE ? -1 : k, below, &nd, &units);
-        /* A leader with many children serializes them; cut wide domains into parts
-         * of at most OSMP_PLAN_MAX_FANOUT units (the OSMP paper's degree-7 split of a
-         * 20-core Cascade Lake package is this rule). */
         if (units > OSMP_PLAN_MAX_FANOUT) {
             levels[n].kind = (osmp_domain_kind_t)k;
-            levels[n].split = (units + OSMP_PLAN_MAX_FANOUT - 1) / OSMP_PLAN_MAX_FANOUT;
+            levels[n].split = split_degree(units);
             n++;
         }
         if (i < nchosen) {

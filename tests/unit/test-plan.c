@@ -76,9 +76,9 @@ static void test_default_specs(void)
         {"amd-milan-2x64.xml", "l3,numa"},                     /* CCX of 8, then the package (= NUMA) */
         {"amd-opteron-4s-8numa-64.xml", "l2,l3,package"},      /* L3 = NUMA node, two per package */
         {"ibm-x3950-16pkg-96.xml", "l2,l3,numa"},              /* package = L3, NUMA node = board */
-        {"intel-cascadelake-2x20-smt.xml", "core,l3:3,l3"},    /* 20 cores behind one L3: split 7/7/6 */
-        {"intel-cascadelake-snc-memcache.xml", "core,numa:2,numa,l3"},
-        {"intel-knl-7210-flat64.xml", "core,l2,machine:4"},    /* 32 tiles in one flat package */
+        {"intel-cascadelake-2x20-smt.xml", "core,l3:5,l3"},    /* 20 cores behind one L3: 5 parts of 4 */
+        {"intel-cascadelake-snc-memcache.xml", "core,numa:5,numa,l3"}, /* 10-core NUMA nodes: 5 parts of 2 */
+        {"intel-knl-7210-flat64.xml", "core,l2,machine:8"},    /* 32 tiles in one flat package: 8 parts of 4 */
         {"kunpeng920-2x64-clusters.xml", "group,l3,package"},  /* clusters of 4, L3 = NUMA of 32 */
         {"ibm-power7-64c-smt4.xml", "core,numa,group"},        /* inner groups = NUMA, outer = board */
     };
@@ -126,7 +126,7 @@ static void test_groups_snc_os_numbering(void)
                 "numa: 0[0 2] 1[1 3] 4[4 6] 5[5 7]; package: 0[0 1] 4[4 5]; machine: 0[0 4]");
     /* Default spec core,numa:2,numa,l3: no core is shared (dropped), the first half of
      * each NUMA node holds both of its ranks (numa:2 kept, numa then repeats it). */
-    expect_plan(t, cores, 8, NULL, 3, "numa:2: 0[0 2] 3[1 3] 4[4 6] 5[5 7]; l3: 3[0 3] 4[4 5]; machine: 3[3 4]");
+    expect_plan(t, cores, 8, NULL, 3, "numa:5: 0[0 2] 3[1 3] 4[4 6] 5[5 7]; l3: 3[0 3] 4[4 5]; machine: 3[3 4]");
     osmp_topo_destroy(t);
 }
 
