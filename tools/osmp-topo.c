@@ -14,6 +14,7 @@
 
 #include "coll/coll.h" /* the algorithm tables, for --algorithms */
 #include "osmp.h"
+#include "traffic.h"
 
 #define MAX_PARTICIPANTS OSMP_GRAPH_MAX_RANKS /* trees and rings compare all pairs */
 
@@ -22,6 +23,7 @@ static const char usage[] =
     "                 [-n N] [--cores LIST | --bind linear|scatter|numa|random:SEED]\n"
     "                 [--hierarchy SPEC] [--root R]\n"
     "                 [--show tree|groups|plan|distances|mst|ring|binomial|rankring]\n"
+    "                 [--show traffic --trace PREFIX [--op OP] [--bytes N]]\n"
     "                 [--format text|json|dot] | --knobs | --algorithms\n"
     "\n"
     "  --input FILE.xml     load another machine from an hwloc XML file (lstopo out.xml)\n"
@@ -34,7 +36,11 @@ static const char usage[] =
     "  --root R             root rank for the plan and trees (default 0)\n"
     "  --show WHAT          tree: the domains (default); groups: the plan's levels; plan: the plan as a\n"
     "                       tree; distances: the ladder rung of every pair; mst/ring: distance-aware\n"
-    "                       broadcast tree / allgather ring; binomial/rankring: rank-order baselines\n"
+    "                       broadcast tree / allgather ring; binomial/rankring: rank-order baselines;\n"
+    "                       traffic: per call of a transfer trace (OSMP_TRACE=PREFIX), the bytes across\n"
+    "                       packages, NUMA nodes and L3s and the busiest participants (topology: the run's)\n"
+    "  --trace PREFIX       the trace files PREFIX.<rank>.jsonl (--show traffic)\n"
+    "  --op OP, --bytes N   only the calls of this collective / with N bytes per block (--show traffic)\n"
     "  --format FMT         text (default), json or dot\n"
     "  --knobs              list every OSMP_* environment variable with its default and meaning\n"
     "  --algorithms         list every collective's algorithms and the selection table\n";
@@ -65,7 +71,8 @@ static int parse_int(const char *s, const char *opt, int lo, int hi)
     return (int)v;
 }
 
-enum show { SHOW_TREE, SHOW_GROUPS, SHOW_PLAN, SHOW_DISTANCES, SHOW_MST, SHOW_RING, SHOW_BINOMIAL, SHOW_RANKRING };
+enum show { SHOW_TREE, SHOW_GROUPS, SHOW_PLAN, SHOW_DISTANCES, SHOW_MST, SHOW_RING, SHOW_BINOMIAL, SHOW_RANKRING,
+            SHOW_TRAFFIC };
 enum format { FMT_TEXT, FMT_JSON, FMT_DOT };
 
 struct ctx {
@@ -326,8 +333,9 @@ static void show_graph(const struct ctx *c, osmp_graph_kind_t kind)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *synthetic = NULL, *cores_list = NULL, *bind = NULL, *spec = NULL;
-    const char *show_s = "tree", *format_s = "text";
+    const char *show_s = "tree", *format_s = "text", *trace = NULL, *op = NULL;
     int n = -1, root = 0, whole = 0;
+    long long bytes = -1;
     static const struct option opts[] = {{"input", required_argument, 0, 'i'},
                                          {"synthetic", required_argument, 0, 's'},
                                          {"whole-system", no_argument, 0, 'w'},
@@ -340,6 +348,9 @@ int main(int argc, char **argv)
                                          {"help", no_argument, 0, 'h'},
                                          {"knobs", no_argument, 0, 'k'},
                                          {"algorithms", no_argument, 0, 'a'},
+                                         {"trace", required_argument, 0, 'T'},
+                                         {"op", required_argument, 0, 'O'},
+                                         {"bytes", required_argument, 0, 'B'},
                                          {0, 0, 0, 0}};
     opterr = 0;
     int o;
@@ -358,6 +369,9 @@ int main(int argc, char **argv)
         case 'h': fputs(usage, stdout); return 0;
         case 'k': osmp_knobs_print(stdout); return 0;
         case 'a': osmp__algs_print(stdout); return 0;
+        case 'T': trace = optarg; break;
+        case 'O': op = optarg; break;
+        case 'B': bytes = parse_int(optarg, "--bytes", 0, 1 << 30); break;
         case ':': die_usage("option %s needs an argument (see --help)", argv[optind - 1]);
         default: die_usage("unknown option %s (see --help)", argv[optind - 1]);
         }
@@ -366,11 +380,17 @@ int main(int argc, char **argv)
     if (input && synthetic) die_usage("--input and --synthetic exclude each other");
     if (cores_list && bind) die_usage("--cores and --bind exclude each other");
 
-    static const char *const shows[] = {"tree", "groups", "plan", "distances", "mst", "ring", "binomial", "rankring"};
+    static const char *const shows[] = {"tree", "groups",   "plan",     "distances", "mst",
+                                        "ring", "binomial", "rankring", "traffic"};
     int show = -1;
     for (int i = 0; i < (int)(sizeof(shows) / sizeof(shows[0])); i++)
         if (strcmp(show_s, shows[i]) == 0) show = i;
-    if (show < 0) die_usage("unknown --show \"%s\" (tree, groups, plan, distances, mst, ring, binomial, rankring)", show_s);
+    if (show < 0)
+        die_usage("unknown --show \"%s\" (tree, groups, plan, distances, mst, ring, binomial, rankring, traffic)",
+                  show_s);
+    if ((show == SHOW_TRAFFIC) != (trace != NULL)) die_usage("--show traffic and --trace PREFIX go together");
+    if ((op || bytes >= 0) && !trace) die_usage("--op and --bytes select calls of --show traffic");
+    if (trace && strcmp(format_s, "dot") == 0) die_usage("--format dot is not available for --show traffic");
     static const char *const formats[] = {"text", "json", "dot"};
     int fmt = -1;
     for (int i = 0; i < 3; i++)
@@ -389,6 +409,13 @@ int main(int argc, char **argv)
     int ncores = osmp_topo_ncores(c.topo);
 
     /* Participants: from --cores, else N placed by --bind; only the tree may go without. */
+    if (show == SHOW_TRAFFIC) { /* the participants and their cores come from the trace */
+        if (cores_list || bind || n > 0) die_usage("--show traffic takes the participants from the trace");
+        rc = osmp_traffic_show(c.topo, trace, op, bytes, fmt == FMT_JSON, stdout, why, sizeof(why));
+        osmp_topo_destroy(c.topo);
+        if (rc) die_usage("%s", why);
+        return 0;
+    }
     int given = cores_list || bind || n > 0;
     if (given || show != SHOW_TREE) {
         c.cores = malloc(sizeof(int) * MAX_PARTICIPANTS);
@@ -419,6 +446,7 @@ int main(int argc, char **argv)
     case SHOW_RING: show_graph(&c, OSMP_GRAPH_RING); break;
     case SHOW_BINOMIAL: show_graph(&c, OSMP_GRAPH_BINOMIAL); break;
     case SHOW_RANKRING: show_graph(&c, OSMP_GRAPH_RANKRING); break;
+    case SHOW_TRAFFIC: break;
     }
     free(c.cores);
     osmp_topo_destroy(c.topo);

@@ -155,6 +155,7 @@ int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a)
     a->single_copy = t->single_copy && bytes >= t->single_copy_min;
     const struct osmp__choice *ch = &t->choice[c][sz][a->single_copy];
     a->radix = ch->radix;
+    if (__builtin_expect(t->trace != NULL, 0)) osmp__trace_alg_(t->trace, ch->alg->name, ch->radix, a->root, bytes);
     return ch->alg->run(t, a);
 }
 

@@ -20,6 +20,9 @@ struct osmp__trace {
     uint64_t call; /* the call in progress: K of the trace */
     int depth;     /* begin/end nesting (a composition's parts are one call) */
     osmp_coll_t op;
+    char alg[40];
+    int root;
+    uint64_t bytes;
     struct osmp__trace_pair *pairs;
     size_t npairs, cap;
     uint64_t reduced;
@@ -80,6 +83,9 @@ void osmp__trace_begin_(struct osmp__trace *tr, osmp_coll_t c)
 {
     if (tr->depth++) return;
     tr->op = c;
+    tr->alg[0] = 0;
+    tr->root = 0;
+    tr->bytes = 0;
     tr->npairs = 0;
     tr->reduced = 0;
 }
@@ -88,6 +94,8 @@ void osmp__trace_end_(struct osmp__trace *tr)
 {
     if (--tr->depth) return;
     const char *op = osmp_coll_name(tr->op);
+    fprintf(tr->f, "{\"call\": %llu, \"op\": \"%s\", \"kind\": \"call\", \"alg\": \"%s\", \"root\": %d, \"bytes\": %llu}\n",
+            (unsigned long long)tr->call, op, tr->alg[0] ? tr->alg : "none", tr->root, (unsigned long long)tr->bytes);
     for (size_t i = 0; i < tr->npairs; i++)
         fprintf(tr->f, "{\"call\": %llu, \"op\": \"%s\", \"kind\": \"copy\", \"src\": %d, \"dst\": %d, \"n\": %llu}\n",
                 (unsigned long long)tr->call, op, tr->pairs[i].src, tr->pairs[i].dst,
@@ -115,6 +123,14 @@ void osmp__trace_copy_(struct osmp__trace *tr, int src, int dst, size_t bytes)
         tr->cap = cap;
     }
     tr->pairs[tr->npairs++] = (struct osmp__trace_pair){src, dst, bytes};
+}
+
+void osmp__trace_alg_(struct osmp__trace *tr, const char *alg, int radix, int root, size_t bytes)
+{
+    if (!tr->depth || tr->alg[0]) return;
+    snprintf(tr->alg, sizeof(tr->alg), radix > 0 ? "%s:%d" : "%s", alg, radix);
+    tr->root = root;
+    tr->bytes = bytes;
 }
 
 void osmp__trace_reduce_(struct osmp__trace *tr, size_t bytes)

@@ -6,7 +6,9 @@
  * owned by team rank src into memory owned by dst; a slot belongs to the
  * participant whose region holds it, a user buffer to its caller) and every
  * reduction (osmp__trace_reduce: bytes of input operands combined, each counted
- * once). The entry points bracket each call (osmp__trace_begin/end); the lines
+ * once). Each call's lines start with one saying which algorithm ran it:
+ * {"call": K, "op": OP, "kind": "call", "alg": NAME, "root": R, "bytes": B}
+ * (B: the bytes of this participant's block; NAME:K for a K-ary base case). The entry points bracket each call (osmp__trace_begin/end); the lines
  * of one call, aggregated per (src, dst), are written at its end. Off, each
  * report is one predictable branch on a pointer the algorithm already has in
  * cache.
@@ -33,6 +35,9 @@ void osmp__trace_begin_(struct osmp__trace *tr, osmp_coll_t c);
 void osmp__trace_end_(struct osmp__trace *tr);
 void osmp__trace_copy_(struct osmp__trace *tr, int src, int dst, size_t bytes);
 void osmp__trace_reduce_(struct osmp__trace *tr, size_t bytes);
+/* The algorithm that runs the call (the first one selected in it: a
+ * composition's own name, not its parts'). */
+void osmp__trace_alg_(struct osmp__trace *tr, const char *alg, int radix, int root, size_t bytes);
 
 /* The file name base a team's participants write to, chosen by rank 0 at team
  * creation: PREFIX if PREFIX.0.jsonl did not exist yet (the first traced team

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Path tests: run one collective under osmp-run with OSMP_TRACE, read the trace
+through `osmp-topo --show traffic`, and assert what the runtime really moved.
+
+    trace-check.py OSMP_RUN OSMP_TOPO TRACE_RUN TOPOLOGIES_DIR CASE
+
+A case fixes a machine, a placement, an operation and a size, and checks exact
+byte counts across packages, who received what, how many participants a root
+heard from, and which algorithm `auto` chose. Exit status 0 when every check of
+the case holds; the first failure prints the numbers and exits 1.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+MIB = 1 << 20
+
+# The 48-core machine of Ma et al. (Cluster 2011): 8 six-core Opterons, each
+# package one NUMA node and one L3.
+OPTERON48 = ["--synthetic", "pack:8 numa:1 l3:1 core:6 pu:1"]
+# Their cross-socket binding: rank r on core (r mod 8) * 6 + r / 8, so rank
+# order jumps across packages at every step.
+CROSS48 = ",".join(str((r % 8) * 6 + r // 8) for r in range(48))
+
+
+def run_case(tools, machine, cores, op, nbytes, root=0, env=None):
+    osmp_run, osmp_topo, trace_run = tools
+    with tempfile.TemporaryDirectory() as d:
+        prefix = os.path.join(d, "t")
+        e = dict(os.environ, OSMP_TRACE=prefix, **(env or {}))
+        n = len(cores.split(","))
+        cmd = [osmp_run, "-n", str(n), *machine, "--cores", cores, "--timeout", "250", "--",
+               trace_run, op, str(nbytes), str(root)]
+        r = subprocess.run(cmd, env=e, capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stderr}")
+        t = subprocess.run([osmp_topo, *machine, "--show", "traffic", "--trace", prefix, "--op", op,
+                            "--format", "json"], capture_output=True, text=True)
+        if t.returncode != 0:
+            sys.exit(f"osmp-topo --show traffic failed:\n{t.stderr}")
+        calls = json.loads(t.stdout)["calls"]
+        if len(calls) != 1:
+            sys.exit(f"expected one {op} call in the trace, found {len(calls)}")
+        return calls[0]
+
+
+failures = []
+
+
+def check(what, ok, got):
+    print(f"{'ok  ' if ok else 'FAIL'} {what}: {got}")
+    if not ok:
+        failures.append(what)
+
+
+def case_bcast_opteron(tools):
+    c = run_case(tools, OPTERON48, CROSS48, "bcast", MIB)
+    check("every rank but the root receives the payload exactly once",
+          all(v == (0 if r == 0 else MIB) for r, v in enumerate(c["received"])), c["received"])
+    check("1 MiB broadcast crosses package boundaries exactly 7 times", c["cross"]["package"] == 7 * MIB,
+          c["cross"]["package"])
+
+
+def case_bcast_opteron_root(tools):
+    # A root in the middle of a package: the same crossings, the root's package first.
+    c = run_case(tools, OPTERON48, CROSS48, "bcast", MIB, root=21)
+    check("root 21: every other rank receives the payload once",
+          all(v == (0 if r == 21 else MIB) for r, v in enumerate(c["received"])), c["received"])
+    check("root 21: 7 package crossings", c["cross"]["package"] == 7 * MIB, c["cross"]["package"])
+
+
+def case_allgather_opteron(tools):
+    b = 64 * 1024
+    c = run_case(tools, OPTERON48, CROSS48, "allgather", b)
+    check("allgather moves at most 8*47*B across packages (rank-order ring: 48*47*B)",
+          c["cross"]["package"] <= 8 * 47 * b, f'{c["cross"]["package"]} <= {8 * 47 * b}')
+    check("every rank receives the 47 other blocks exactly once",
+          all(v == 47 * b for v in c["received"]), c["received"])
+
+
+def case_allreduce_opteron(tools):
+    c = run_case(tools, OPTERON48, CROSS48, "allreduce", MIB)
+    check("1 MiB allreduce moves at most 16 MiB across packages", c["cross"]["package"] <= 16 * MIB,
+          c["cross"]["package"])
+    check("no participant combines more than 2.5 MiB of inputs", c["most_reduced"]["bytes"] <= 5 * MIB // 2,
+          c["most_reduced"])
+
+
+def case_gather_opteron(tools):
+    c = run_case(tools, OPTERON48, CROSS48, "gather", 4096)
+    check("the gather's root hears from at most 13 distinct participants", c["sources"][0] <= 13, c["sources"][0])
+
+
+CASES = {
+    "bcast-opteron48": case_bcast_opteron,
+    "bcast-opteron48-root21": case_bcast_opteron_root,
+    "allgather-opteron48": case_allgather_opteron,
+    "allreduce-opteron48": case_allreduce_opteron,
+    "gather-opteron48": case_gather_opteron,
+}
+
+if __name__ == "__main__":
+    if len(sys.argv) != 6 or sys.argv[5] not in CASES:
+        sys.exit(f"usage: trace-check.py OSMP_RUN OSMP_TOPO TRACE_RUN TOPOLOGIES_DIR CASE ({', '.join(CASES)})")
+    CASES[sys.argv[5]](tuple(sys.argv[1:4]))
+    sys.exit(1 if failures else 0)
