@@ -23,7 +23,7 @@ struct call {
     uint64_t bytes;
     uint64_t moved;         /* copied between two different participants */
     uint64_t cross[NKINDS]; /* of which between different domains of kinds[k] */
-    uint64_t *in, *reduced; /* per rank: received from others, inputs combined */
+    uint64_t *in, *out, *reduced; /* per rank: received from others, read by others, inputs combined */
     int *nsrc;              /* per rank: distinct other participants it received from */
 };
 
@@ -75,9 +75,10 @@ static struct call *call_at(struct trace *t, uint64_t k)
     struct call *c = &t->calls[k];
     if (!c->in) {
         c->in = calloc((size_t)t->n, sizeof(*c->in));
+        c->out = calloc((size_t)t->n, sizeof(*c->out));
         c->reduced = calloc((size_t)t->n, sizeof(*c->reduced));
         c->nsrc = calloc((size_t)t->n, sizeof(*c->nsrc));
-        if (!c->in || !c->reduced || !c->nsrc) return NULL;
+        if (!c->in || !c->out || !c->reduced || !c->nsrc) return NULL;
     }
     return c;
 }
@@ -123,6 +124,7 @@ static int read_rank(struct trace *t, osmp_topo_t topo, const char *prefix, int 
             if (s == d) continue;
             c->moved += v;
             c->in[d] += v;
+            c->out[s] += v;
             c->nsrc[d]++; /* a pair is one line per call, in the file of the participant that copied */
             for (size_t i = 0; i < NKINDS; i++) {
                 const struct osmp_domain *a = osmp_topo_domain_of(topo, t->cores[s], kinds[i]);
@@ -199,7 +201,7 @@ int osmp_traffic_show(osmp_topo_t topo, const char *prefix, const char *op, long
     for (size_t k = 0; !rc && k < t.ncalls; k++) {
         struct call *c = &t.calls[k];
         if (!c->seen || (op && strcmp(op, c->op) != 0) || (bytes >= 0 && c->bytes != (uint64_t)bytes)) continue;
-        int busy = max_at(c->in, t.n), red = max_at(c->reduced, t.n), src = 0;
+        int busy = max_at(c->in, t.n), feed = max_at(c->out, t.n), red = max_at(c->reduced, t.n), src = 0;
         for (int i = 1; i < t.n; i++)
             if (c->nsrc[i] > c->nsrc[src]) src = i;
         if (json) {
@@ -208,9 +210,10 @@ int osmp_traffic_show(osmp_topo_t topo, const char *prefix, const char *op, long
                     first ? "" : ",", k, c->op, c->alg, c->root, c->bytes, c->moved);
             for (size_t i = 0; i < NKINDS; i++)
                 fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", osmp_domain_kind_name(kinds[i]), c->cross[i]);
-            fprintf(out, "}, \"busiest\": {\"rank\": %d, \"bytes\": %" PRIu64 "}, \"most_reduced\": {\"rank\": %d, "
-                         "\"bytes\": %" PRIu64 "}, \"most_sources\": {\"rank\": %d, \"count\": %d}, \"received\": [",
-                    busy, c->in[busy], red, c->reduced[red], src, c->nsrc[src]);
+            fprintf(out, "}, \"busiest\": {\"rank\": %d, \"bytes\": %" PRIu64 "}, \"busiest_source\": {\"rank\": %d, "
+                         "\"bytes\": %" PRIu64 "}, \"most_reduced\": {\"rank\": %d, \"bytes\": %" PRIu64 "}, "
+                         "\"most_sources\": {\"rank\": %d, \"count\": %d}, \"received\": [",
+                    busy, c->in[busy], feed, c->out[feed], red, c->reduced[red], src, c->nsrc[src]);
             for (int i = 0; i < t.n; i++) fprintf(out, "%s%" PRIu64, i ? ", " : "", c->in[i]);
             fprintf(out, "], \"sources\": [");
             for (int i = 0; i < t.n; i++) fprintf(out, "%s%d", i ? ", " : "", c->nsrc[i]);
@@ -220,8 +223,9 @@ int osmp_traffic_show(osmp_topo_t topo, const char *prefix, const char *op, long
                     c->op, c->alg, c->root, c->bytes, c->moved);
             for (size_t i = 0; i < NKINDS; i++)
                 fprintf(out, "%s %s %" PRIu64, i ? "," : "; across", osmp_domain_kind_name(kinds[i]), c->cross[i]);
-            fprintf(out, "\n  busiest: rank %d received %" PRIu64 " B; rank %d heard from %d others", busy, c->in[busy],
-                    src, c->nsrc[src]);
+            fprintf(out, "\n  busiest: rank %d received %" PRIu64 " B, others read %" PRIu64 " B from rank %d; rank %d "
+                         "heard from %d others",
+                    busy, c->in[busy], c->out[feed], feed, src, c->nsrc[src]);
             if (c->reduced[red]) fprintf(out, "; rank %d combined %" PRIu64 " B of inputs", red, c->reduced[red]);
             fputc('\n', out);
         }
@@ -230,6 +234,7 @@ int osmp_traffic_show(osmp_topo_t topo, const char *prefix, const char *op, long
     if (json && !rc) fprintf(out, "\n]}\n");
     for (size_t k = 0; k < t.ncalls; k++) {
         free(t.calls[k].in);
+        free(t.calls[k].out);
         free(t.calls[k].reduced);
         free(t.calls[k].nsrc);
     }
