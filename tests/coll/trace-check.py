@@ -93,6 +93,32 @@ def case_gather_opteron(tools):
     check("the gather's root hears from at most 13 distinct participants", c["sources"][0] <= 13, c["sources"][0])
 
 
+def run_forced(tools, name, n, machine, placement, env, nbytes, expect):
+    """Every collective at roots 0, n-1, n/2 with the algorithms forced by env,
+    results checked by trace-run; the trace must show that each call ran the
+    algorithm expected of it (op -> name as the trace writes it)."""
+    osmp_run, _, trace_run = tools
+    with tempfile.TemporaryDirectory() as d:
+        prefix = os.path.join(d, "t")
+        e = dict(os.environ, OSMP_TRACE=prefix, **env)
+        cmd = [osmp_run, "-n", str(n), *machine, *placement, "--timeout", "280", "--",
+               trace_run, "all", str(nbytes), "ends"]
+        r = subprocess.run(cmd, env=e, capture_output=True, text=True)
+        check(f"{name}: every result right ({n} participants, {nbytes} B)", r.returncode == 0,
+              r.returncode if r.returncode == 0 else r.stderr.strip()[-2000:])
+        if r.returncode != 0:
+            return
+        ran = {}
+        for rank in range(n):
+            with open(f"{prefix}.{rank}.jsonl") as f:
+                for line in f:
+                    x = json.loads(line)
+                    if x["kind"] == "call" and x["op"] in expect:
+                        ran.setdefault(x["op"], set()).add(x["alg"])
+        for op, alg in expect.items():
+            check(f"{name}: {op} ran {alg} on every participant", ran.get(op) == {alg}, sorted(ran.get(op, [])))
+
+
 CASES = {
     "bcast-opteron48": case_bcast_opteron,
     "bcast-opteron48-root21": case_bcast_opteron_root,

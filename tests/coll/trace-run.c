@@ -3,13 +3,14 @@
  * checked exactly, for the transfer-trace tests (trace-check.py reads the trace
  * that OSMP_TRACE makes of it). Written against include/osmp.h only.
  *
- *   osmp-run -n N ... -- trace-run OP BYTES [ROOT]
+ *   osmp-run -n N ... -- trace-run OPS BYTES [ROOT]
  *
- * OP: bcast reduce allreduce gather scatter allgather alltoall
- * reduce_scatter_block. Reductions sum doubles (BYTES / 8 of them) holding small
- * integers, so every order of summation gives the same exact result. The call
- * is the team's call 1 (call 0 is a barrier). Exit status 0 when the result is
- * right.
+ * OPS: a comma-separated list of bcast reduce allreduce gather scatter
+ * allgather alltoall reduce_scatter_block, or "all". ROOT: a rank, or "ends" for
+ * roots 0, n-1 and n/2 of each rooted operation in turn. Reductions sum doubles
+ * (BYTES / 8 of them) holding small integers, so every order of summation gives
+ * the same exact result. One operation at one root is the team's call 1 (call 0
+ * is a barrier). Exit status 0 when every result is right.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -32,31 +33,13 @@ static uint8_t byte_of(int r, int b, size_t i)
     return (uint8_t)(r * 31 + b * 7 + i * 13 + 1);
 }
 
-int main(int argc, char **argv)
+static uint8_t *in, *out;
+static double *din, *dout;
+
+static int run_op(osmp_team_t w, const char *op, size_t bytes, int root)
 {
-    if (argc < 3 || argc > 4) {
-        fprintf(stderr, "usage: trace-run OP BYTES [ROOT]\n");
-        return 2;
-    }
-    const char *op = argv[1];
-    size_t bytes = strtoull(argv[2], NULL, 10);
-    int root = argc > 3 ? atoi(argv[3]) : 0;
-    osmp_team_t w;
-    int rc = osmp_init(&w);
-    if (rc) {
-        fprintf(stderr, "trace-run: osmp_init: %s\n", osmp_status_str(rc));
-        return 1;
-    }
-    me = osmp_team_rank(w);
-    n = osmp_team_size(w);
     size_t nn = (size_t)n, cnt = bytes / 8;
-    uint8_t *in = malloc(bytes * nn + 1), *out = malloc(bytes * nn + 1);
-    double *din = malloc(cnt * nn * 8 + 8), *dout = malloc(cnt * nn * 8 + 8);
-    if (!in || !out || !din || !dout) return 1;
-    for (int b = 0; b < n; b++)
-        for (size_t i = 0; i < bytes; i++) in[(size_t)b * bytes + i] = byte_of(me, b, i);
-    for (size_t i = 0; i < cnt * nn; i++) din[i] = (double)((me + 1) * (int)(i % 7 + 1));
-    osmp_barrier(w);
+    int rc;
     if (!strcmp(op, "bcast")) {
         uint8_t *buf = me == root ? in : out;
         rc = osmp_bcast(w, buf, bytes, OSMP_UINT8, root);
@@ -64,6 +47,7 @@ int main(int argc, char **argv)
             if (buf[i] != byte_of(root, 0, i)) fail(op, i);
     } else if (!strcmp(op, "reduce") || !strcmp(op, "allreduce") || !strcmp(op, "reduce_scatter_block")) {
         int scatter = !strcmp(op, "reduce_scatter_block"), all = !strcmp(op, "allreduce");
+        memset(dout, 0, cnt * nn * 8);
         rc = scatter ? osmp_reduce_scatter_block(w, din, dout, cnt, OSMP_DOUBLE, OSMP_SUM)
              : all   ? osmp_allreduce(w, din, dout, cnt, OSMP_DOUBLE, OSMP_SUM)
                      : osmp_reduce(w, din, dout, cnt, OSMP_DOUBLE, OSMP_SUM, root);
@@ -73,24 +57,70 @@ int main(int argc, char **argv)
             if (dout[i] != ranks * (double)((from + i) % 7 + 1)) fail(op, i);
     } else if (!strcmp(op, "gather") || !strcmp(op, "allgather")) {
         int all = !strcmp(op, "allgather");
+        memset(out, 0, bytes * nn);
         rc = all ? osmp_allgather(w, in, out, bytes, OSMP_UINT8) : osmp_gather(w, in, out, bytes, OSMP_UINT8, root);
         for (size_t i = 0; !rc && (all || me == root) && i < bytes * nn; i++)
             if (out[i] != byte_of((int)(i / bytes), 0, i % bytes)) fail(op, i);
     } else if (!strcmp(op, "scatter")) {
+        memset(out, 0, bytes);
         rc = osmp_scatter(w, in, out, bytes, OSMP_UINT8, root);
         for (size_t i = 0; !rc && i < bytes; i++)
             if (out[i] != byte_of(root, me, i)) fail(op, i);
     } else if (!strcmp(op, "alltoall")) {
+        memset(out, 0, bytes * nn);
         rc = osmp_alltoall(w, in, out, bytes, OSMP_UINT8);
         for (size_t i = 0; !rc && i < bytes * nn; i++)
             if (out[i] != byte_of((int)(i / bytes), me, i % bytes)) fail(op, i);
     } else {
         fprintf(stderr, "trace-run: unknown operation %s\n", op);
-        return 2;
+        exit(2);
     }
     if (rc) {
-        fprintf(stderr, "trace-run: %s: %s\n", op, osmp_status_str(rc));
+        fprintf(stderr, "trace-run: rank %d: %s (root %d): %s\n", me, op, root, osmp_status_str(rc));
+        exit(1);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3 || argc > 4) {
+        fprintf(stderr, "usage: trace-run OPS BYTES [ROOT|ends]\n");
+        return 2;
+    }
+    char ops[512];
+    snprintf(ops, sizeof(ops), "%s",
+             strcmp(argv[1], "all") ? argv[1]
+                                    : "bcast,reduce,allreduce,gather,scatter,allgather,alltoall,reduce_scatter_block");
+    size_t bytes = strtoull(argv[2], NULL, 10);
+    int ends = argc > 3 && !strcmp(argv[3], "ends");
+    osmp_team_t w;
+    int rc = osmp_init(&w);
+    if (rc) {
+        fprintf(stderr, "trace-run: osmp_init: %s\n", osmp_status_str(rc));
         return 1;
+    }
+    me = osmp_team_rank(w);
+    n = osmp_team_size(w);
+    int root = argc > 3 && !ends ? atoi(argv[3]) : 0;
+    if (root < 0 || root >= n) {
+        fprintf(stderr, "trace-run: root %d out of range\n", root);
+        return 2;
+    }
+    size_t nn = (size_t)n, cnt = bytes / 8;
+    in = malloc(bytes * nn + 1);
+    out = malloc(bytes * nn + 1);
+    din = malloc(cnt * nn * 8 + 8);
+    dout = malloc(cnt * nn * 8 + 8);
+    if (!in || !out || !din || !dout) return 1;
+    for (int b = 0; b < n; b++)
+        for (size_t i = 0; i < bytes; i++) in[(size_t)b * bytes + i] = byte_of(me, b, i);
+    for (size_t i = 0; i < cnt * nn; i++) din[i] = (double)((me + 1) * (int)(i % 7 + 1));
+    osmp_barrier(w);
+    for (char *save = NULL, *op = strtok_r(ops, ",", &save); op; op = strtok_r(NULL, ",", &save)) {
+        int rooted = !strcmp(op, "bcast") || !strcmp(op, "reduce") || !strcmp(op, "gather") || !strcmp(op, "scatter");
+        int roots[3] = {ends ? 0 : root, n - 1, n / 2};
+        for (int k = 0; k < (ends && rooted ? 3 : 1); k++) run_op(w, op, bytes, roots[k]);
     }
     osmp_finalize();
     free(in);
