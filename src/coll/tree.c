@@ -51,7 +51,9 @@ static int build_subtrees(struct osmp__tree *tr, int n, int me, int root, const 
     tr->nsub = size[me];
     tr->sub = malloc(sizeof(int) * (size_t)size[me]);
     tr->child_nsub = malloc(sizeof(int) * (size_t)(tr->nchildren ? tr->nchildren : 1));
-    tr->before_nsub = malloc(sizeof(int) * (size_t)n);
+    int nb = 0;
+    for (int c = par[me] >= 0 ? head[par[me]] : -1; c >= 0 && c != me; c = next[c]) nb++;
+    tr->before_nsub = malloc(sizeof(int) * (size_t)(nb ? nb : 1));
     if (!tr->sub || !tr->child_nsub || !tr->before_nsub) goto out;
     memcpy(tr->sub, pre + at, sizeof(int) * (size_t)size[me]);
     for (int i = 0; i < tr->nchildren; i++) tr->child_nsub[i] = size[tr->children[i]];
