@@ -11,9 +11,11 @@
  * rank (A, S) (domain A, S-th of its domain) reads in round (d, u) from rank
  * (A + d + S mod P, S + u mod m) (m = the largest domain): for each round
  * this maps readers to sources one to one (a Latin square), the readers of a
- * domain read from min(m, P) different domains and every domain serves exactly
- * as many reads as it has ranks, whatever the binding; over all P * m rounds
- * each rank reads every cell once (holes of smaller domains are skipped).
+ * domain read from min(m, P) different domains and no domain serves more reads
+ * than it has ranks, whatever the binding; over all P * m rounds each rank
+ * reads every cell once (holes of smaller domains are skipped). 48 ranks
+ * cross-socket on 8 packages of 6, rounds in lockstep: at most 1 reader per
+ * (package, package) pair per round, against 6 for the rotation.
  */
 #include <stdlib.h>
 
