@@ -38,6 +38,15 @@ struct osmp__tree {
     int parent; /* -1 at the root */
     int nchildren;
     int *children; /* in reduction order: lower levels first */
+    /* Subtrees, for the algorithms that move every rank's block along the tree
+     * (gather and scatter "hier"): a rank's stream is its own block, then each
+     * child's stream in children order, so every subtree is one contiguous run
+     * of blocks wherever it travels. */
+    int nsub;         /* ranks in my subtree, me included */
+    int *sub;         /* those ranks in stream order: sub[0] = me */
+    int *child_nsub;  /* [nchildren]: ranks in each child's subtree */
+    int nbefore;      /* my earlier siblings */
+    int *before_nsub; /* [nbefore]: ranks in each of their subtrees, in order */
 };
 
 #define OSMP__MAX_ARRANGEMENTS 6

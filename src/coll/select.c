@@ -41,10 +41,17 @@ static const struct {
     {OSMP_COLL_ALLREDUCE, LARGE, FLAT_SMALL | FLAT_LARGE, "sliced", 0},
     {OSMP_COLL_ALLREDUCE, INLINE | MEDIUM, ANY_SHAPE, "flat", 0},
     {OSMP_COLL_ALLREDUCE, LARGE, ANY_SHAPE, "kary", 2},
+    /* Gather and scatter along the plan where it has levels: the root then deals
+     * with its own groups' members only. Large blocks stay direct: the root
+     * copies every byte either way and each level would add a copy of it. */
+    {OSMP_COLL_GATHER, INLINE | MEDIUM, HIER, "hier", 0},
     {OSMP_COLL_GATHER, ANY_SIZE, ANY_SHAPE, "direct", 0},
     {OSMP_COLL_ALLGATHER, ANY_SIZE, ANY_SHAPE, "gather_bcast", 0},
+    {OSMP_COLL_SCATTER, INLINE | MEDIUM, HIER, "hier", 0},
     {OSMP_COLL_SCATTER, ANY_SIZE, ANY_SHAPE, "direct", 0},
     {OSMP_COLL_REDUCE_SCATTER_BLOCK, ANY_SIZE, ANY_SHAPE, "reduces", 0},
+    /* Several top domains: spread the cross-domain reads over the rounds. */
+    {OSMP_COLL_ALLTOALL, ANY_SIZE, HIER, "distance", 0},
     {OSMP_COLL_ALLTOALL, ANY_SIZE, ANY_SHAPE, "pairwise", 0},
     {OSMP_COLL_ALLTOALL, ANY_SIZE, ANY_SHAPE, "scatters", 0},
     /* The vector variants: one algorithm for every size (ranks see different counts). */

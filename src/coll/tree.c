@@ -14,16 +14,74 @@
 
 /* ---------------------------------------------------------------- trees */
 
+static void tree_free(struct osmp__tree *tr)
+{
+    if (!tr) return;
+    free(tr->children);
+    free(tr->sub);
+    free(tr->child_nsub);
+    free(tr->before_nsub);
+    free(tr);
+}
+
+/* The subtree fields of my tree, from every rank's parent (par) and children
+ * lists (head/next, in the order children were added): a depth-first order of
+ * the whole tree holds each subtree as one run. */
+static int build_subtrees(struct osmp__tree *tr, int n, int me, int root, const int *par, const int *head,
+                          const int *next)
+{
+    int *pre = malloc(sizeof(int) * (size_t)n), *stack = malloc(sizeof(int) * (size_t)n),
+        *size = malloc(sizeof(int) * (size_t)n);
+    int rc = -1, np = 0, sp = 0, at = 0;
+    if (!pre || !stack || !size) goto out;
+    stack[sp++] = root;
+    while (sp) {
+        int x = stack[--sp], first = sp;
+        pre[np++] = x;
+        size[x] = 1;
+        for (int c = head[x]; c >= 0; c = next[c]) stack[sp++] = c;
+        for (int i = first, j = sp - 1; i < j; i++, j--) { /* the first child comes off the stack first */
+            int c = stack[i];
+            stack[i] = stack[j];
+            stack[j] = c;
+        }
+    }
+    for (int i = np - 1; i > 0; i--) size[par[pre[i]]] += size[pre[i]];
+    while (pre[at] != me) at++;
+    tr->nsub = size[me];
+    tr->sub = malloc(sizeof(int) * (size_t)size[me]);
+    tr->child_nsub = malloc(sizeof(int) * (size_t)(tr->nchildren ? tr->nchildren : 1));
+    int nb = 0;
+    for (int c = par[me] >= 0 ? head[par[me]] : -1; c >= 0 && c != me; c = next[c]) nb++;
+    tr->before_nsub = malloc(sizeof(int) * (size_t)(nb ? nb : 1));
+    if (!tr->sub || !tr->child_nsub || !tr->before_nsub) goto out;
+    memcpy(tr->sub, pre + at, sizeof(int) * (size_t)size[me]);
+    for (int i = 0; i < tr->nchildren; i++) tr->child_nsub[i] = size[tr->children[i]];
+    tr->nbefore = 0;
+    for (int c = par[me] >= 0 ? head[par[me]] : -1; c >= 0 && c != me; c = next[c])
+        tr->before_nsub[tr->nbefore++] = size[c];
+    rc = 0;
+out:
+    free(pre);
+    free(stack);
+    free(size);
+    return rc;
+}
+
 static struct osmp__tree *build_tree(osmp__coll_t t, int radix, int root)
 {
     struct osmp_plan *plan;
     if (osmp_plan_create(t->topo, t->cores, t->size, t->hierarchy, root, &plan) != OSMP_OK) return NULL;
+    int n = t->size;
     struct osmp__tree *tr = calloc(1, sizeof(*tr));
-    int *order = malloc(sizeof(int) * (size_t)t->size);
-    if (!tr || !order) goto fail;
+    int *order = malloc(sizeof(int) * (size_t)n), *par = malloc(sizeof(int) * (size_t)n),
+        *head = malloc(sizeof(int) * (size_t)n), *tail = malloc(sizeof(int) * (size_t)n),
+        *next = malloc(sizeof(int) * (size_t)n);
+    if (!tr || !order || !par || !head || !tail || !next) goto fail;
     tr->parent = -1;
-    tr->children = malloc(sizeof(int) * (size_t)t->size);
+    tr->children = malloc(sizeof(int) * (size_t)n);
     if (!tr->children) goto fail;
+    for (int r = 0; r < n; r++) par[r] = head[r] = tail[r] = next[r] = -1;
     for (int i = 0; i < plan->nlevels; i++)
         for (int g = 0; g < plan->levels[i].ngroups; g++) {
             const struct osmp_plan_group *G = &plan->levels[i].groups[g];
@@ -33,18 +91,30 @@ static struct osmp__tree *build_tree(osmp__coll_t t, int radix, int root)
                 if (G->members[x] != G->leader) order[m++] = G->members[x];
             int k = radix > 0 ? radix : m;
             for (int p = 1; p < m; p++) {
-                int par = order[(p - 1) / k];
-                if (order[p] == t->rank) tr->parent = par;
-                if (par == t->rank) tr->children[tr->nchildren++] = order[p];
+                int c = order[p], pa = order[(p - 1) / k];
+                par[c] = pa;
+                if (tail[pa] < 0) head[pa] = c;
+                else next[tail[pa]] = c;
+                tail[pa] = c;
+                if (c == t->rank) tr->parent = pa;
+                if (pa == t->rank) tr->children[tr->nchildren++] = c;
             }
         }
+    if (build_subtrees(tr, n, t->rank, root, par, head, next)) goto fail;
     free(order);
+    free(par);
+    free(head);
+    free(tail);
+    free(next);
     osmp_plan_destroy(plan);
     return tr;
 fail:
-    if (tr) free(tr->children);
-    free(tr);
+    tree_free(tr);
     free(order);
+    free(par);
+    free(head);
+    free(tail);
+    free(next);
     osmp_plan_destroy(plan);
     return NULL;
 }
@@ -70,10 +140,7 @@ void osmp__trees_free(osmp__coll_t t)
 {
     for (int i = 0; i < t->narr; i++) {
         for (int r = 0; t->arr[i].trees && r < t->size; r++)
-            if (t->arr[i].trees[r]) {
-                free(t->arr[i].trees[r]->children);
-                free(t->arr[i].trees[r]);
-            }
+            tree_free(t->arr[i].trees[r]);
         free(t->arr[i].trees);
     }
     t->narr = 0;

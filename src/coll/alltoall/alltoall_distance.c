@@ -1,0 +1,113 @@
+/*
+ * Alltoall by single copy in rounds that spread the traffic between the
+ * machine's top domains (the groups under the plan's last level: packages on
+ * a multi-package machine) over time.
+ *
+ * Why not nearest peers first: every rank would do its cross-package reads in
+ * the same late rounds, all links busy at once after an idle start. Why not the
+ * rank-order rotation of "pairwise": with a cross-socket binding (rank r on
+ * package r mod P), round k sends every reader of package A to package A + k,
+ * so each round loads one link per package with all of its readers. Instead
+ * rank (A, S) (domain A, S-th of its domain) reads in round (d, u) from rank
+ * (A + d + S mod P, S + u mod m) (m = the largest domain): for each round
+ * this maps readers to sources one to one (a Latin square), the readers of a
+ * domain read from min(m, P) different domains and no domain serves more reads
+ * than it has ranks, whatever the binding; over all P * m rounds each rank
+ * reads every cell once (holes of smaller domains are skipped). 48 ranks
+ * cross-socket on 8 packages of 6, rounds in lockstep: at most 1 reader per
+ * (package, package) pair per round, against 6 for the rotation.
+ */
+#include <stdlib.h>
+
+#include "coll/coll.h"
+
+int osmp__alltoall_distance(osmp__coll_t t, const struct osmp__args *a);
+
+/* My reading order, into order[0 .. n-1]; 0 if it needed memory it did not get. */
+static int schedule(osmp__coll_t t, int *order)
+{
+    const struct osmp_plan *plan = t->plan;
+    int n = t->size, me = t->rank, top = plan->nlevels - 1, rc = 0;
+    int *rep = malloc(sizeof(int) * (size_t)n), *lead = malloc(sizeof(int) * (size_t)n),
+        *dom = malloc(sizeof(int) * (size_t)n), *cnt = NULL, *cell = NULL;
+    if (!rep || !lead || !dom) goto out;
+    for (int r = 0; r < n; r++) rep[r] = r;
+    for (int i = 0; i < top; i++) { /* rep[r]: the level-(i+1) member above r */
+        for (int g = 0; g < plan->levels[i].ngroups; g++)
+            for (int x = 0; x < plan->levels[i].groups[g].nmembers; x++)
+                lead[plan->levels[i].groups[g].members[x]] = plan->levels[i].groups[g].leader;
+        for (int r = 0; r < n; r++) rep[r] = lead[rep[r]];
+    }
+    int P = 1, m = 0;
+    for (int r = 0; r < n; r++) dom[r] = 0;
+    if (top >= 1) { /* several domains: the last level's members, in its (hardware) order */
+        const struct osmp_plan_group *G = &plan->levels[top].groups[0];
+        P = G->nmembers;
+        for (int x = 0; x < P; x++) lead[G->members[x]] = x;
+        for (int r = 0; r < n; r++) dom[r] = lead[rep[r]];
+    }
+    cnt = calloc((size_t)P, sizeof(int));
+    if (!cnt) goto out;
+    for (int r = 0; r < n; r++)
+        if (++cnt[dom[r]] > m) m = cnt[dom[r]];
+    cell = malloc(sizeof(int) * (size_t)P * (size_t)m);
+    if (!cell) goto out;
+    for (size_t c = 0; c < (size_t)P * (size_t)m; c++) cell[c] = -1;
+    int A = dom[me], S = 0;
+    for (int x = 0; x < P; x++) cnt[x] = 0;
+    for (int r = 0; r < n; r++) { /* slots in rank order within a domain */
+        if (r == me) S = cnt[dom[r]];
+        cell[(size_t)dom[r] * (size_t)m + (size_t)cnt[dom[r]]++] = r;
+    }
+    int k = 0;
+    for (int d = 0; d < P; d++)
+        for (int u = 0; u < m; u++) {
+            int r = cell[(size_t)((A + d + S) % P) * (size_t)m + (size_t)((S + u) % m)];
+            if (r >= 0) order[k++] = r;
+        }
+    rc = k == n;
+out:
+    free(rep);
+    free(lead);
+    free(dom);
+    free(cnt);
+    free(cell);
+    return rc;
+}
+
+/*
+ * Protocol (single copy):
+ *   1. every rank exposes its send buffer and publishes up;
+ *   2. every rank copies block `me` of each rank's buffer into place, in its
+ *      schedule's order (without memory for the schedule: rank order from the
+ *      next rank, as "pairwise"), then publishes down;
+ *   3. every rank returns once all have published down (nobody reads it any more).
+ */
+int osmp__alltoall_distance(osmp__coll_t t, const struct osmp__args *a)
+{
+    struct osmp__mbox *m = &t->mb;
+    int me = t->rank, n = t->size, rc = OSMP_OK;
+    size_t bytes = a->count * a->esize;
+    uint64_t s = osmp__phase(t) + 1;
+    int *order = malloc(sizeof(int) * (size_t)n);
+    int planned = order && schedule(t, order);
+    osmp__mb_chan(m, me, OSMP__UP)->addr = (uint64_t)(uintptr_t)a->in;
+    osmp__mb_publish(m, OSMP__UP, s); /* 1 */
+    for (int k = 0; k < n; k++) {      /* 2 */
+        int r = planned ? order[k] : (me + k) % n;
+        if (osmp__mb_wait(m, r, OSMP__UP, s)) {
+            free(order);
+            return m->failed;
+        }
+        const char *src = (const char *)(uintptr_t)osmp__mb_chan(m, r, OSMP__UP)->addr;
+        if (bytes && osmp__copy_from(m->pids[r], m->local[r], (char *)a->out + (size_t)r * bytes,
+                                     src + (size_t)me * bytes, bytes))
+            rc = OSMP_ERR_SHM;
+        osmp__trace_copy(t, r, me, bytes);
+    }
+    free(order);
+    osmp__mb_publish(m, OSMP__DOWN, s);
+    for (int r = 0; r < n; r++) /* 3 */
+        if (osmp__mb_wait(m, r, OSMP__DOWN, s)) return m->failed;
+    return rc;
+}
