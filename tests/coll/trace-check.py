@@ -89,8 +89,11 @@ def case_allreduce_opteron(tools):
 
 
 def case_gather_opteron(tools):
-    c = run_case(tools, OPTERON48, CROSS48, "gather", 4096)
-    check("the gather's root hears from at most 13 distinct participants", c["sources"][0] <= 13, c["sources"][0])
+    for root, nbytes in ((0, 4096), (9, 40)):
+        c = run_case(tools, OPTERON48, CROSS48, "gather", nbytes, root=root)
+        check(f"root {root}, {nbytes} B: the gather's root hears from its 5 package mates and the 7 other "
+              "leaders only (13 participants with itself; 47 others flat)", c["sources"][root] == 12,
+              c["sources"][root])
 
 
 def run_forced(tools, name, n, machine, placement, env, nbytes, expect):
