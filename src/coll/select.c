@@ -42,12 +42,13 @@ static const struct {
     {OSMP_COLL_ALLREDUCE, INLINE | MEDIUM, ANY_SHAPE, "flat", 0},
     {OSMP_COLL_ALLREDUCE, LARGE, ANY_SHAPE, "kary", 2},
     /* Gather and scatter along the plan where it has levels: the root then deals
-     * with its own groups' members only. Large blocks stay direct: the root
-     * copies every byte either way and each level would add a copy of it. */
-    {OSMP_COLL_GATHER, INLINE | MEDIUM, HIER, "hier", 0},
+     * with its own groups' members and the other leaders only (OSMP, Fig. 4).
+     * Large blocks too: the root copies every byte either way, and the extra
+     * copy at each level runs inside a domain, in parallel over the leaders. */
+    {OSMP_COLL_GATHER, ANY_SIZE, HIER, "hier", 0},
     {OSMP_COLL_GATHER, ANY_SIZE, ANY_SHAPE, "direct", 0},
     {OSMP_COLL_ALLGATHER, ANY_SIZE, ANY_SHAPE, "gather_bcast", 0},
-    {OSMP_COLL_SCATTER, INLINE | MEDIUM, HIER, "hier", 0},
+    {OSMP_COLL_SCATTER, ANY_SIZE, HIER, "hier", 0},
     {OSMP_COLL_SCATTER, ANY_SIZE, ANY_SHAPE, "direct", 0},
     {OSMP_COLL_REDUCE_SCATTER_BLOCK, ANY_SIZE, ANY_SHAPE, "reduces", 0},
     /* Several top domains: spread the cross-domain reads over the rounds. */

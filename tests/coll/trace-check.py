@@ -89,7 +89,7 @@ def case_allreduce_opteron(tools):
 
 
 def case_gather_opteron(tools):
-    for root, nbytes in ((0, 4096), (9, 40)):
+    for root, nbytes in ((0, 4096), (9, 40), (47, 1 << 20)):
         c = run_case(tools, OPTERON48, CROSS48, "gather", nbytes, root=root)
         check(f"root {root}, {nbytes} B: the gather's root hears from its 5 package mates and the 7 other "
               "leaders only (13 participants with itself; 47 others flat)", c["sources"][root] == 12,
