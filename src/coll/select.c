@@ -8,8 +8,11 @@
 
 #include "coll/coll.h"
 
-/* Team shapes. */
-enum { ONE = 1, FLAT_SMALL = 2, FLAT_LARGE = 4, HIER = 8, ANY_SHAPE = 15 };
+/* Team shapes. A hierarchical team is HIER_MST when the distance-aware MST
+ * moves fewer bytes across the costliest boundaries than the plan's tree does
+ * (mst_cheaper), else HIER_PLAN. */
+enum { ONE = 1, FLAT_SMALL = 2, FLAT_LARGE = 4, HIER_PLAN = 8, HIER_MST = 16, HIER = HIER_PLAN | HIER_MST, ANY_SHAPE = 31 };
+#define NSHAPE_BITS 5
 /* Flat teams up to this size use the all-read algorithms for small messages:
  * every rank polls every other rank's line, n^2 line transfers per call. */
 #define FLAT_SMALL_MAX 16
@@ -34,6 +37,11 @@ static const struct {
 } table[] = {
     {OSMP_COLL_BARRIER, ANY_SIZE, ONE | FLAT_SMALL, "direct", 0},
     {OSMP_COLL_BARRIER, ANY_SIZE, ANY_SHAPE, "flat", 0},
+    /* Large broadcasts are limited by the links they cross: on a team where the
+     * plan's tree crosses some slow boundary more often than the MST does (a
+     * level the hierarchy spec leaves out, leaders joined without regard to the
+     * NUMA distance matrix), take the MST. */
+    {OSMP_COLL_BCAST, LARGE, HIER_MST, "mst", 0},
     {OSMP_COLL_BCAST, ANY_SIZE, ANY_SHAPE, "flat", 0},
     {OSMP_COLL_REDUCE, INLINE | MEDIUM, ANY_SHAPE, "flat", 0},
     {OSMP_COLL_REDUCE, LARGE, ANY_SHAPE, "kary", 2},
@@ -42,12 +50,18 @@ static const struct {
     {OSMP_COLL_ALLREDUCE, INLINE | MEDIUM, ANY_SHAPE, "flat", 0},
     {OSMP_COLL_ALLREDUCE, LARGE, ANY_SHAPE, "kary", 2},
     {OSMP_COLL_GATHER, ANY_SIZE, ANY_SHAPE, "direct", 0},
+    /* Large blocks: the ring moves each block over each ring edge once, and the
+     * clustered ring crosses each boundary twice at most per domain; gathering
+     * at one root would funnel every block through the root's links twice. */
+    {OSMP_COLL_ALLGATHER, LARGE, ANY_SHAPE, "ring", 0},
     {OSMP_COLL_ALLGATHER, ANY_SIZE, ANY_SHAPE, "gather_bcast", 0},
     {OSMP_COLL_SCATTER, ANY_SIZE, ANY_SHAPE, "direct", 0},
     {OSMP_COLL_REDUCE_SCATTER_BLOCK, ANY_SIZE, ANY_SHAPE, "reduces", 0},
     {OSMP_COLL_ALLTOALL, ANY_SIZE, ANY_SHAPE, "pairwise", 0},
     {OSMP_COLL_ALLTOALL, ANY_SIZE, ANY_SHAPE, "scatters", 0},
-    /* The vector variants: one algorithm for every size (ranks see different counts). */
+    /* The vector variants: one algorithm for every size (ranks see different
+     * counts, so a row by size could split the team between algorithms; their
+     * rings are there to be forced). */
     {OSMP_COLL_GATHERV, ANY_SIZE, ANY_SHAPE, "direct", 0},
     {OSMP_COLL_SCATTERV, ANY_SIZE, ANY_SHAPE, "direct", 0},
     {OSMP_COLL_ALLGATHERV, ANY_SIZE, ANY_SHAPE, "gatherv_bcast", 0},
@@ -112,10 +126,45 @@ int osmp__alg_parse(osmp_coll_t c, const char *value, struct osmp__choice *choic
     return OSMP_ERR_KNOB;
 }
 
+/* Summed distance keys of the tree's edges between cores that share no last
+ * level cache (rung numa and above): those bytes go through memory and the
+ * interconnect. */
+static uint64_t far_cost(osmp__coll_t t, const struct osmp_graph *g)
+{
+    uint64_t sum = 0;
+    for (int e = 0; e < g->nedges; e++) {
+        int a = t->cores[g->edges[e][0]], b = t->cores[g->edges[e][1]];
+        if (osmp_topo_distance(t->topo, a, b) >= OSMP_DIST_NUMA) sum += osmp_topo_distance_key(t->topo, a, b);
+    }
+    return sum;
+}
+
+/*
+ * The rule for the MST broadcast: the trees rooted at 0 (the plan's flat one and
+ * the MST) are compared by far_cost, and the MST is taken only when it is
+ * strictly smaller. A minimum spanning tree has, for every distance, at most as
+ * many edges above it as any other spanning tree, so it never loses; a strictly
+ * smaller sum means the plan's tree makes some slow crossing that the MST does
+ * not (or crosses between NUMA nodes further apart). Where they tie, the plan's
+ * tree keeps its shallower shape and the user's hierarchy spec. Every rank
+ * decides alike: the inputs are the team's cores and topology. Teams too large
+ * for the graphs (OSMP_GRAPH_MAX_RANKS) keep the plan's tree.
+ */
+static int mst_cheaper(osmp__coll_t t)
+{
+    struct osmp_graph *plan = NULL, *mst = NULL;
+    int cheaper = osmp_graph_create(t->topo, t->cores, t->size, 0, OSMP_GRAPH_PLAN, t->plan, &plan) == OSMP_OK &&
+                  osmp_graph_create(t->topo, t->cores, t->size, 0, OSMP_GRAPH_MST, NULL, &mst) == OSMP_OK &&
+                  far_cost(t, mst) < far_cost(t, plan);
+    osmp_graph_destroy(plan);
+    osmp_graph_destroy(mst);
+    return cheaper;
+}
+
 static unsigned shape_of(osmp__coll_t t)
 {
     if (t->size == 1) return ONE;
-    if (!osmp__flat_team(t)) return HIER;
+    if (!osmp__flat_team(t)) return mst_cheaper(t) ? HIER_MST : HIER_PLAN;
     return t->size <= FLAT_SMALL_MAX ? FLAT_SMALL : FLAT_LARGE;
 }
 
@@ -169,17 +218,22 @@ void osmp__algs_print(FILE *f)
                     a->needs_single_copy ? " [single copy]" : "");
     }
     fprintf(f, "\nSelection (first matching row; sizes: inline <= %d B, medium <= %d B, large above; shapes: "
-               "one = a team of one, flat = one group of <= %d / more ranks, hier = several levels):\n",
+               "one = a team of one, flat = one group of <= %d / more ranks, hier = several levels, "
+               "hier:mst = several levels where the MST crosses the boundaries between last level caches "
+               "less than the plan's tree, by summed distance keys):\n",
             OSMP_INLINE_MAX, OSMP__MEDIUM_MAX, FLAT_SMALL_MAX);
     for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
         char sizes[32] = "", shapes[48] = "";
         for (int sz = 0; sz < OSMP__NSIZES; sz++)
             if (table[i].sizes >> sz & 1) snprintf(sizes + strlen(sizes), sizeof(sizes) - strlen(sizes), "%s%s",
                                                    *sizes ? "," : "", size_names[sz]);
-        static const char *const shape_names[] = {"one", "flat<=16", "flat>16", "hier"};
-        for (int s = 0; s < 4; s++)
-            if (table[i].shapes >> s & 1) snprintf(shapes + strlen(shapes), sizeof(shapes) - strlen(shapes), "%s%s",
-                                                   *shapes ? "," : "", shape_names[s]);
+        static const char *const shape_names[NSHAPE_BITS] = {"one", "flat<=16", "flat>16", "hier:plan", "hier:mst"};
+        for (int s = 0; s < NSHAPE_BITS; s++) {
+            const char *sn = shape_names[s];
+            if (!(table[i].shapes >> s & 1) || (1u << s == HIER_MST && (table[i].shapes & HIER) == HIER)) continue;
+            if (1u << s == HIER_PLAN && (table[i].shapes & HIER) == HIER) sn = "hier";
+            snprintf(shapes + strlen(shapes), sizeof(shapes) - strlen(shapes), "%s%s", *shapes ? "," : "", sn);
+        }
         const struct osmp__alg *a = find(table[i].coll, table[i].alg, strlen(table[i].alg));
         char name[32];
         snprintf(name, sizeof(name), a->takes_radix ? "%s:%d" : "%s", table[i].alg, table[i].radix);
