@@ -33,7 +33,7 @@ static const struct {
     osmp_coll_t coll;
     unsigned sizes, shapes;
     const char *alg;
-    int radix;
+    int radix; /* for algorithms that take one; the others imply theirs */
 } table[] = {
     {OSMP_COLL_BARRIER, ANY_SIZE, ONE | FLAT_SMALL, "direct", 0},
     {OSMP_COLL_BARRIER, ANY_SIZE, ANY_SHAPE, "flat", 0},
@@ -185,7 +185,7 @@ void osmp__select_init(osmp__coll_t t, const struct osmp__choice forced[OSMP_COL
                     if (table[i].coll == (osmp_coll_t)c && (table[i].sizes >> sz & 1) && (table[i].shapes & shape) &&
                         (sc || !a->needs_single_copy)) {
                         ch->alg = a;
-                        ch->radix = table[i].radix;
+                        ch->radix = a->takes_radix ? table[i].radix : a->radix;
                     }
                 }
             }
