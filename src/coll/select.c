@@ -126,39 +126,76 @@ int osmp__alg_parse(osmp_coll_t c, const char *value, struct osmp__choice *choic
     return OSMP_ERR_KNOB;
 }
 
-/* Summed distance keys of the tree's edges between cores that share no last
- * level cache (rung numa and above): those bytes go through memory and the
- * interconnect. */
-static uint64_t far_cost(osmp__coll_t t, const struct osmp_graph *g)
+/* Teams above this size keep the plan's tree for broadcasts: the MST of each
+ * root costs every rank O(n^2 log n) time and n^2 / 2 sorted pairs of memory
+ * (plan/graph.c) on first use. */
+#define MST_MAX_RANKS 1024
+
+/* The key of a pair as the MST weighs it (lower rank first), and what the
+ * edge adds to a tree's cost: edges between cores that share no last-level
+ * cache (rung numa and above) carry their bytes through memory and the
+ * interconnect; the others add nothing. */
+static uint32_t pair_key(osmp__coll_t t, int a, int b)
 {
-    uint64_t sum = 0;
-    for (int e = 0; e < g->nedges; e++) {
-        int a = t->cores[g->edges[e][0]], b = t->cores[g->edges[e][1]];
-        if (osmp_topo_distance(t->topo, a, b) >= OSMP_DIST_NUMA) sum += osmp_topo_distance_key(t->topo, a, b);
-    }
-    return sum;
+    return a < b ? osmp_topo_distance_key(t->topo, t->cores[a], t->cores[b])
+                 : osmp_topo_distance_key(t->topo, t->cores[b], t->cores[a]);
+}
+
+static uint64_t far(osmp__coll_t t, int a, int b)
+{
+    return osmp_topo_distance(t->topo, t->cores[a], t->cores[b]) >= OSMP_DIST_NUMA ? pair_key(t, a, b) : 0;
 }
 
 /*
- * The rule for the MST broadcast: the trees rooted at 0 (the plan's flat one and
- * the MST) are compared by far_cost, and the MST is taken only when it is
- * strictly smaller. A minimum spanning tree has, for every distance, at most as
- * many edges above it as any other spanning tree, so it never loses; a strictly
- * smaller sum means the plan's tree makes some slow crossing that the MST does
- * not (or crosses between NUMA nodes further apart). Where they tie, the plan's
- * tree keeps its shallower shape and the user's hierarchy spec. Every rank
- * decides alike: the inputs are the team's cores and topology. Teams too large
- * for the graphs (OSMP_GRAPH_MAX_RANKS) keep the plan's tree.
+ * The rule for the MST broadcast: the plan's flat tree rooted at 0 and a
+ * minimum spanning tree are compared by the summed keys of their far edges, and
+ * the MST is taken only when it is strictly smaller. A minimum spanning tree
+ * has, for every distance, at most as many edges above it as any other spanning
+ * tree, so it never loses; a strictly smaller sum means the plan's tree makes
+ * some slow crossing that the MST does not (a level the hierarchy spec leaves
+ * out) or crosses between NUMA nodes further apart (leaders joined regardless
+ * of the distance matrix). Where they tie, the plan's tree keeps its shallower
+ * shape and the user's hierarchy spec. All minimum spanning trees have the same
+ * edge keys, so Prim's O(n^2) walk gives the MST's sum without sorting all
+ * pairs. Every rank decides alike: the inputs are the team's cores and topology.
  */
 static int mst_cheaper(osmp__coll_t t)
 {
-    struct osmp_graph *plan = NULL, *mst = NULL;
-    int cheaper = osmp_graph_create(t->topo, t->cores, t->size, 0, OSMP_GRAPH_PLAN, t->plan, &plan) == OSMP_OK &&
-                  osmp_graph_create(t->topo, t->cores, t->size, 0, OSMP_GRAPH_MST, NULL, &mst) == OSMP_OK &&
-                  far_cost(t, mst) < far_cost(t, plan);
+    int n = t->size;
+    if (n > MST_MAX_RANKS) return 0;
+    struct osmp_graph *plan = NULL;
+    uint32_t *best = malloc(sizeof(uint32_t) * (size_t)n); /* cheapest key into the tree so far; UINT32_MAX: in it */
+    int *from = malloc(sizeof(int) * (size_t)n);           /* the tree's end of that edge */
+    if (!best || !from || osmp_graph_create(t->topo, t->cores, n, 0, OSMP_GRAPH_PLAN, t->plan, &plan) != OSMP_OK) {
+        free(best);
+        free(from);
+        return 0;
+    }
+    uint64_t plan_cost = 0, mst_cost = 0;
+    for (int e = 0; e < plan->nedges; e++) plan_cost += far(t, plan->edges[e][0], plan->edges[e][1]);
     osmp_graph_destroy(plan);
-    osmp_graph_destroy(mst);
-    return cheaper;
+    best[0] = UINT32_MAX;
+    for (int v = 1; v < n; v++) {
+        best[v] = pair_key(t, 0, v);
+        from[v] = 0;
+    }
+    for (int added = 1; added < n; added++) {
+        int next = -1;
+        for (int v = 0; v < n; v++)
+            if (best[v] != UINT32_MAX && (next < 0 || best[v] < best[next])) next = v;
+        mst_cost += far(t, from[next], next);
+        best[next] = UINT32_MAX;
+        for (int v = 0; v < n; v++) {
+            uint32_t k = best[v] == UINT32_MAX ? UINT32_MAX : pair_key(t, next, v);
+            if (k < best[v]) {
+                best[v] = k;
+                from[v] = next;
+            }
+        }
+    }
+    free(best);
+    free(from);
+    return mst_cost < plan_cost;
 }
 
 static unsigned shape_of(osmp__coll_t t)
