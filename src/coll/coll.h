@@ -37,6 +37,9 @@ static inline void osmp__reduce_alone(void *buf, size_t count, size_t esize, osm
  * (plan/graph.c), which ignores the groups and so crosses no boundary more
  * often than it must. */
 #define OSMP__RADIX_MST (-1)
+/* The MST and the ring sort all n(n-1)/2 pairs of ranks on every rank (plan/graph.c):
+ * larger teams take the plan's flat tree and the rank-order ring instead, all alike. */
+#define OSMP__GRAPH_RANKS_MAX 1024
 
 /* One arrangement for one root: every rank's parent and children. Plan's
  * trees: within a group the leader heads a k-ary tree of the members (flat:

@@ -126,11 +126,6 @@ int osmp__alg_parse(osmp_coll_t c, const char *value, struct osmp__choice *choic
     return OSMP_ERR_KNOB;
 }
 
-/* Teams above this size keep the plan's tree for broadcasts: the MST of each
- * root costs every rank O(n^2 log n) time and n^2 / 2 sorted pairs of memory
- * (plan/graph.c) on first use. */
-#define MST_MAX_RANKS 1024
-
 /* The key of a pair as the MST weighs it (lower rank first), and what the
  * edge adds to a tree's cost: edges between cores that share no last-level
  * cache (rung numa and above) carry their bytes through memory and the
@@ -158,11 +153,12 @@ static uint64_t far(osmp__coll_t t, int a, int b)
  * shape and the user's hierarchy spec. All minimum spanning trees have the same
  * edge keys, so Prim's O(n^2) walk gives the MST's sum without sorting all
  * pairs. Every rank decides alike: the inputs are the team's cores and topology.
+ * Teams above OSMP__GRAPH_RANKS_MAX keep the plan's tree.
  */
 static int mst_cheaper(osmp__coll_t t)
 {
     int n = t->size;
-    if (n > MST_MAX_RANKS) return 0;
+    if (n > OSMP__GRAPH_RANKS_MAX) return 0;
     struct osmp_graph *plan = NULL;
     uint32_t *best = malloc(sizeof(uint32_t) * (size_t)n); /* cheapest key into the tree so far; UINT32_MAX: in it */
     int *from = malloc(sizeof(int) * (size_t)n);           /* the tree's end of that edge */

@@ -98,7 +98,8 @@ const struct osmp__tree *osmp__tree_get(osmp__coll_t t, int radix, int root)
         a->radix = radix;
         t->narr++;
     }
-    if (!a->trees[root]) a->trees[root] = radix == OSMP__RADIX_MST ? build_mst(t, root) : build_tree(t, radix, root);
+    int mst = radix == OSMP__RADIX_MST && t->size <= OSMP__GRAPH_RANKS_MAX;
+    if (!a->trees[root]) a->trees[root] = mst ? build_mst(t, root) : build_tree(t, radix < 0 ? 0 : radix, root);
     return a->trees[root];
 }
 
@@ -107,8 +108,8 @@ const int *osmp__ring_get(osmp__coll_t t)
     if (t->ring) return t->ring;
     int *ring = malloc(sizeof(int) * (size_t)t->size);
     if (!ring) return NULL;
-    ring[0] = 0;
-    if (t->size > 1) {
+    for (int r = 0; r < t->size; r++) ring[r] = r;
+    if (t->size > 1 && t->size <= OSMP__GRAPH_RANKS_MAX) {
         struct osmp_graph *g;
         if (osmp_graph_create(t->topo, t->cores, t->size, 0, OSMP_GRAPH_RING, NULL, &g) != OSMP_OK) {
             free(ring);

@@ -2,8 +2,9 @@
  * Ring allgather and allgatherv over the distance-aware ring (plan/graph.c):
  * every block travels once around the ring, so each byte of each block crosses
  * each ring edge once, and the clustered ring enters and leaves each domain
- * (package, NUMA node, L3) once. Every rank knows every block's count and
- * displacement (allgather: count at r * count), so all agree on the steps.
+ * (package, NUMA node, L3) once (teams above OSMP__GRAPH_RANKS_MAX: rank
+ * order). Every rank knows every block's count and displacement (allgather:
+ * count at r * count), so all agree on the steps.
  */
 #include <string.h>
 
