@@ -11,7 +11,8 @@
 /* Team shapes. A hierarchical team is HIER_MST when the distance-aware MST
  * moves fewer bytes across the costliest boundaries than the plan's tree does
  * (mst_cheaper), else HIER_PLAN. */
-enum { ONE = 1, FLAT_SMALL = 2, FLAT_LARGE = 4, HIER_PLAN = 8, HIER_MST = 16, HIER = HIER_PLAN | HIER_MST, ANY_SHAPE = 31 };
+enum { ONE = 1, FLAT_SMALL = 2, FLAT_LARGE = 4, HIER_PLAN = 8, HIER_MST = 16 };
+enum { HIER = HIER_PLAN | HIER_MST, ANY_SHAPE = 31 };
 #define NSHAPE_BITS 5
 /* Flat teams up to this size use the all-read algorithms for small messages:
  * every rank polls every other rank's line, n^2 line transfers per call. */

@@ -1,6 +1,7 @@
 /*
- * Trees from the plan or the distance-aware MST, the distance-aware ring, and the steps of the pipelined passes up and down them
- * that the tree algorithms of broadcast, reduce and allreduce are made of.
+ * Trees from the plan or the distance-aware MST, the distance-aware ring, and
+ * the steps of the pipelined passes up and down the trees that the tree
+ * algorithms of broadcast, reduce and allreduce are made of.
  *
  * A message up to OSMP_INLINE_MAX bytes travels in the mailbox line itself;
  * larger ones go through the ring slots, one chunk per step, so the levels of

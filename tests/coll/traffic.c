@@ -55,7 +55,8 @@ int main(int argc, char **argv)
         if (b[i] != pattern(i, root)) return fail("broadcast result differs", OSMP_ERR_MISMATCH);
     for (int r = 0; r < n; r++)
         for (size_t i = 0; i < gbytes; i++)
-            if (all[(size_t)r * gbytes + i] != pattern(i, r)) return fail("allgather result differs", OSMP_ERR_MISMATCH);
+            if (all[(size_t)r * gbytes + i] != pattern(i, r))
+                return fail("allgather result differs", OSMP_ERR_MISMATCH);
     free(b);
     free(mine);
     free(all);
