@@ -6,9 +6,9 @@
  * ({name, description, function}, read by selection, by the OSMP_<OP>_ALG knob
  * and by `osmp-topo --algorithms`), src/coll/<op>/<op>_<alg>.c one algorithm
  * each. src/coll/select.c holds the one selection table (collective x size class
- * x team shape -> algorithm). src/coll/tree.c builds the base-case trees from
- * the plan and runs the pipelined passes up and down them that the tree
- * algorithms share. The data path (mailboxes, slots, waiting) is shm/mailbox.h.
+ * x team shape -> algorithm). src/coll/tree.c builds the trees (from the plan,
+ * or the distance-aware MST) and the ring, and runs the pipelined passes up and
+ * down the trees that the tree algorithms share. The data path (mailboxes, slots, waiting) is shm/mailbox.h.
  */
 #ifndef OSMP_COLL_H
 #define OSMP_COLL_H
@@ -31,13 +31,23 @@ static inline void osmp__reduce_alone(void *buf, size_t count, size_t esize, osm
     if (op == OSMP_LAND || op == OSMP_LOR || op == OSMP_LXOR) osmp__reduce_alone_logical(buf, count, esize, op, fn);
 }
 
-/* One base-case arrangement of the plan for one root: every rank's parent and
- * children. Within a group the leader heads a k-ary tree of the members (flat:
+/* The base case of a tree algorithm (its radix) says which tree it runs on: 0
+ * flat and k > 0 k-ary follow the plan's groups, a k-ary tree inside each;
+ * OSMP__RADIX_MST is the distance-aware minimum spanning tree over all ranks
+ * (plan/graph.c), which ignores the groups and so crosses no boundary more
+ * often than it must. */
+#define OSMP__RADIX_MST (-1)
+/* The MST and the ring sort all n(n-1)/2 pairs of ranks on every rank (plan/graph.c):
+ * larger teams take the plan's flat tree and the rank-order ring instead, all alike. */
+#define OSMP__GRAPH_RANKS_MAX 1024
+
+/* One arrangement for one root: every rank's parent and children. Plan's
+ * trees: within a group the leader heads a k-ary tree of the members (flat:
  * k = group size). */
 struct osmp__tree {
     int parent; /* -1 at the root */
     int nchildren;
-    int *children; /* in reduction order: lower levels first */
+    int *children; /* in reduction order: the plan's lower levels first; MST: nearest first */
     /* Subtrees, for the algorithms that move every rank's block along the tree
      * (gather and scatter "hier"): a rank's stream is its own block, then each
      * child's stream in children order, so every subtree is one contiguous run
@@ -51,7 +61,7 @@ struct osmp__tree {
 
 #define OSMP__MAX_ARRANGEMENTS 6
 struct osmp__arrangement {
-    int radix;                 /* 0: flat */
+    int radix;                 /* 0: flat, k > 0: k-ary, OSMP__RADIX_MST */
     struct osmp__tree **trees; /* [root], built on first use */
 };
 
@@ -59,7 +69,7 @@ struct osmp__arrangement {
 struct osmp__alg;
 struct osmp__choice {
     const struct osmp__alg *alg;
-    int radix; /* 0 flat, k > 0 k-ary */
+    int radix; /* 0 flat, k > 0 k-ary, OSMP__RADIX_MST */
 };
 
 /* Size classes of the selection table, by the bytes of one block. */
@@ -87,6 +97,7 @@ struct osmp__coll {
     struct osmp__choice choice[OSMP_COLL_COUNT][OSMP__NSIZES][2];
     struct osmp__arrangement arr[OSMP__MAX_ARRANGEMENTS];
     int narr;
+    int *ring; /* the distance-aware ring (plan/graph.c) from rank 0, built on first use */
     struct osmp__trace *trace; /* OSMP_TRACE (coll/trace.h), NULL when off */
 };
 typedef struct osmp__coll *osmp__coll_t;
@@ -198,6 +209,10 @@ static inline int osmp__flat_team(osmp__coll_t t)
 /* Trees (tree.c): the tree of a base case (radix) and root, built on first
  * use; NULL on no memory. The passes over them: coll/tree.h. */
 const struct osmp__tree *osmp__tree_get(osmp__coll_t t, int radix, int root);
+/* The distance-aware ring: ring[i] is the rank i hops after rank 0 (ring[0] = 0),
+ * built on first use; NULL on no memory. */
+const int *osmp__ring_get(osmp__coll_t t);
+/* Frees the trees and the ring. */
 void osmp__trees_free(osmp__coll_t t);
 
 /* Algorithms that other collectives compose (each in its own <op>_<alg>.c). */

@@ -8,8 +8,12 @@
 
 #include "coll/coll.h"
 
-/* Team shapes. */
-enum { ONE = 1, FLAT_SMALL = 2, FLAT_LARGE = 4, HIER = 8, ANY_SHAPE = 15 };
+/* Team shapes. A hierarchical team is HIER_MST when the distance-aware MST
+ * moves fewer bytes across the costliest boundaries than the plan's tree does
+ * (mst_cheaper), else HIER_PLAN. */
+enum { ONE = 1, FLAT_SMALL = 2, FLAT_LARGE = 4, HIER_PLAN = 8, HIER_MST = 16 };
+enum { HIER = HIER_PLAN | HIER_MST, ANY_SHAPE = 31 };
+#define NSHAPE_BITS 5
 /* Flat teams up to this size use the all-read algorithms for small messages:
  * every rank polls every other rank's line, n^2 line transfers per call. */
 #define FLAT_SMALL_MAX 16
@@ -30,10 +34,15 @@ static const struct {
     osmp_coll_t coll;
     unsigned sizes, shapes;
     const char *alg;
-    int radix;
+    int radix; /* for algorithms that take one; the others imply theirs */
 } table[] = {
     {OSMP_COLL_BARRIER, ANY_SIZE, ONE | FLAT_SMALL, "direct", 0},
     {OSMP_COLL_BARRIER, ANY_SIZE, ANY_SHAPE, "flat", 0},
+    /* Large broadcasts are limited by the links they cross: on a team where the
+     * plan's tree crosses some slow boundary more often than the MST does (a
+     * level the hierarchy spec leaves out, leaders joined without regard to the
+     * NUMA distance matrix), take the MST. */
+    {OSMP_COLL_BCAST, LARGE, HIER_MST, "mst", 0},
     {OSMP_COLL_BCAST, ANY_SIZE, ANY_SHAPE, "flat", 0},
     {OSMP_COLL_REDUCE, INLINE | MEDIUM, ANY_SHAPE, "flat", 0},
     {OSMP_COLL_REDUCE, LARGE, ANY_SHAPE, "kary", 2},
@@ -47,6 +56,10 @@ static const struct {
      * copy at each level runs inside a domain, in parallel over the leaders. */
     {OSMP_COLL_GATHER, ANY_SIZE, HIER, "hier", 0},
     {OSMP_COLL_GATHER, ANY_SIZE, ANY_SHAPE, "direct", 0},
+    /* Large blocks: the ring moves each block over each ring edge once, and the
+     * clustered ring crosses each boundary twice at most per domain; gathering
+     * at one root would funnel every block through the root's links twice. */
+    {OSMP_COLL_ALLGATHER, LARGE, ANY_SHAPE, "ring", 0},
     {OSMP_COLL_ALLGATHER, ANY_SIZE, ANY_SHAPE, "gather_bcast", 0},
     {OSMP_COLL_SCATTER, ANY_SIZE, HIER, "hier", 0},
     {OSMP_COLL_SCATTER, ANY_SIZE, ANY_SHAPE, "direct", 0},
@@ -55,7 +68,9 @@ static const struct {
     {OSMP_COLL_ALLTOALL, ANY_SIZE, HIER, "distance", 0},
     {OSMP_COLL_ALLTOALL, ANY_SIZE, ANY_SHAPE, "pairwise", 0},
     {OSMP_COLL_ALLTOALL, ANY_SIZE, ANY_SHAPE, "scatters", 0},
-    /* The vector variants: one algorithm for every size (ranks see different counts). */
+    /* The vector variants: one algorithm for every size (ranks see different
+     * counts, so a row by size could split the team between algorithms; their
+     * rings are there to be forced). */
     {OSMP_COLL_GATHERV, ANY_SIZE, ANY_SHAPE, "direct", 0},
     {OSMP_COLL_SCATTERV, ANY_SIZE, ANY_SHAPE, "direct", 0},
     {OSMP_COLL_ALLGATHERV, ANY_SIZE, ANY_SHAPE, "gatherv_bcast", 0},
@@ -120,10 +135,78 @@ int osmp__alg_parse(osmp_coll_t c, const char *value, struct osmp__choice *choic
     return OSMP_ERR_KNOB;
 }
 
+/* The key of a pair as the MST weighs it (lower rank first), and what the
+ * edge adds to a tree's cost: edges between cores that share no last-level
+ * cache (rung numa and above) carry their bytes through memory and the
+ * interconnect; the others add nothing. */
+static uint32_t pair_key(osmp__coll_t t, int a, int b)
+{
+    return a < b ? osmp_topo_distance_key(t->topo, t->cores[a], t->cores[b])
+                 : osmp_topo_distance_key(t->topo, t->cores[b], t->cores[a]);
+}
+
+static uint64_t far(osmp__coll_t t, int a, int b)
+{
+    return osmp_topo_distance(t->topo, t->cores[a], t->cores[b]) >= OSMP_DIST_NUMA ? pair_key(t, a, b) : 0;
+}
+
+/*
+ * The rule for the MST broadcast: the plan's flat tree rooted at 0 and a
+ * minimum spanning tree are compared by the summed keys of their far edges, and
+ * the MST is taken only when it is strictly smaller. A minimum spanning tree
+ * has, for every distance, at most as many edges above it as any other spanning
+ * tree, so it never loses; a strictly smaller sum means the plan's tree makes
+ * some slow crossing that the MST does not (a level the hierarchy spec leaves
+ * out) or crosses between NUMA nodes further apart (leaders joined regardless
+ * of the distance matrix). Where they tie, the plan's tree keeps its shallower
+ * shape and the user's hierarchy spec. All minimum spanning trees have the same
+ * edge keys, so Prim's O(n^2) walk gives the MST's sum without sorting all
+ * pairs. Every rank decides alike: the inputs are the team's cores and topology.
+ * Teams above OSMP__GRAPH_RANKS_MAX keep the plan's tree.
+ */
+static int mst_cheaper(osmp__coll_t t)
+{
+    int n = t->size;
+    if (n > OSMP__GRAPH_RANKS_MAX) return 0;
+    struct osmp_graph *plan = NULL;
+    uint32_t *best = malloc(sizeof(uint32_t) * (size_t)n); /* cheapest key into the tree so far; UINT32_MAX: in it */
+    int *from = malloc(sizeof(int) * (size_t)n);           /* the tree's end of that edge */
+    if (!best || !from || osmp_graph_create(t->topo, t->cores, n, 0, OSMP_GRAPH_PLAN, t->plan, &plan) != OSMP_OK) {
+        free(best);
+        free(from);
+        return 0;
+    }
+    uint64_t plan_cost = 0, mst_cost = 0;
+    for (int e = 0; e < plan->nedges; e++) plan_cost += far(t, plan->edges[e][0], plan->edges[e][1]);
+    osmp_graph_destroy(plan);
+    best[0] = UINT32_MAX;
+    for (int v = 1; v < n; v++) {
+        best[v] = pair_key(t, 0, v);
+        from[v] = 0;
+    }
+    for (int added = 1; added < n; added++) {
+        int next = -1;
+        for (int v = 0; v < n; v++)
+            if (best[v] != UINT32_MAX && (next < 0 || best[v] < best[next])) next = v;
+        mst_cost += far(t, from[next], next);
+        best[next] = UINT32_MAX;
+        for (int v = 0; v < n; v++) {
+            uint32_t k = best[v] == UINT32_MAX ? UINT32_MAX : pair_key(t, next, v);
+            if (k < best[v]) {
+                best[v] = k;
+                from[v] = next;
+            }
+        }
+    }
+    free(best);
+    free(from);
+    return mst_cost < plan_cost;
+}
+
 static unsigned shape_of(osmp__coll_t t)
 {
     if (t->size == 1) return ONE;
-    if (!osmp__flat_team(t)) return HIER;
+    if (!osmp__flat_team(t)) return mst_cheaper(t) ? HIER_MST : HIER_PLAN;
     return t->size <= FLAT_SMALL_MAX ? FLAT_SMALL : FLAT_LARGE;
 }
 
@@ -144,7 +227,7 @@ void osmp__select_init(osmp__coll_t t, const struct osmp__choice forced[OSMP_COL
                     if (table[i].coll == (osmp_coll_t)c && (table[i].sizes >> sz & 1) && (table[i].shapes & shape) &&
                         (sc || !a->needs_single_copy)) {
                         ch->alg = a;
-                        ch->radix = table[i].radix;
+                        ch->radix = a->takes_radix ? table[i].radix : a->radix;
                     }
                 }
             }
@@ -178,17 +261,22 @@ void osmp__algs_print(FILE *f)
                     a->needs_single_copy ? " [single copy]" : "");
     }
     fprintf(f, "\nSelection (first matching row; sizes: inline <= %d B, medium <= %d B, large above; shapes: "
-               "one = a team of one, flat = one group of <= %d / more ranks, hier = several levels):\n",
+               "one = a team of one, flat = one group of <= %d / more ranks, hier = several levels, "
+               "hier:mst = several levels where the MST crosses the boundaries between last level caches "
+               "less than the plan's tree, by summed distance keys):\n",
             OSMP_INLINE_MAX, OSMP__MEDIUM_MAX, FLAT_SMALL_MAX);
     for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
         char sizes[32] = "", shapes[48] = "";
         for (int sz = 0; sz < OSMP__NSIZES; sz++)
             if (table[i].sizes >> sz & 1) snprintf(sizes + strlen(sizes), sizeof(sizes) - strlen(sizes), "%s%s",
                                                    *sizes ? "," : "", size_names[sz]);
-        static const char *const shape_names[] = {"one", "flat<=16", "flat>16", "hier"};
-        for (int s = 0; s < 4; s++)
-            if (table[i].shapes >> s & 1) snprintf(shapes + strlen(shapes), sizeof(shapes) - strlen(shapes), "%s%s",
-                                                   *shapes ? "," : "", shape_names[s]);
+        static const char *const shape_names[NSHAPE_BITS] = {"one", "flat<=16", "flat>16", "hier:plan", "hier:mst"};
+        for (int s = 0; s < NSHAPE_BITS; s++) {
+            const char *sn = shape_names[s];
+            if (!(table[i].shapes >> s & 1) || (1u << s == HIER_MST && (table[i].shapes & HIER) == HIER)) continue;
+            if (1u << s == HIER_PLAN && (table[i].shapes & HIER) == HIER) sn = "hier";
+            snprintf(shapes + strlen(shapes), sizeof(shapes) - strlen(shapes), "%s%s", *shapes ? "," : "", sn);
+        }
         const struct osmp__alg *a = find(table[i].coll, table[i].alg, strlen(table[i].alg));
         char name[32];
         snprintf(name, sizeof(name), a->takes_radix ? "%s:%d" : "%s", table[i].alg, table[i].radix);

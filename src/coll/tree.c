@@ -1,6 +1,7 @@
 /*
- * Trees from the plan, and the steps of the pipelined passes up and down them
- * that the tree algorithms of broadcast, reduce and allreduce are made of.
+ * Trees from the plan or the distance-aware MST, the distance-aware ring, and
+ * the steps of the pipelined passes up and down the trees that the tree
+ * algorithms of broadcast, reduce and allreduce are made of.
  *
  * A message up to OSMP_INLINE_MAX bytes travels in the mailbox line itself;
  * larger ones go through the ring slots, one chunk per step, so the levels of
@@ -68,6 +69,42 @@ out:
     return rc;
 }
 
+/* My parent and children in the MST rooted at root; children nearest first, so
+ * the chunks reach the cheap subtrees early while the far ones are still loading. */
+static struct osmp__tree *build_mst(osmp__coll_t t, int root)
+{
+    struct osmp_graph *g;
+    if (osmp_graph_create(t->topo, t->cores, t->size, root, OSMP_GRAPH_MST, NULL, &g) != OSMP_OK) return NULL;
+    struct osmp__tree *tr = calloc(1, sizeof(*tr));
+    uint32_t *key = malloc(sizeof(uint32_t) * (size_t)t->size);
+    if (tr) tr->children = malloc(sizeof(int) * (size_t)t->size);
+    if (!tr || !key || !tr->children) {
+        if (tr) free(tr->children);
+        free(tr);
+        free(key);
+        osmp_graph_destroy(g);
+        return NULL;
+    }
+    tr->parent = -1;
+    for (int e = 0; e < g->nedges; e++) {
+        int from = g->edges[e][0], to = g->edges[e][1];
+        if (to == t->rank) tr->parent = from;
+        if (from != t->rank) continue;
+        /* insertion sort: nearest first, then by rank, the same on every rank */
+        uint32_t k = osmp_topo_distance_key(t->topo, t->cores[from], t->cores[to]);
+        int i = tr->nchildren++;
+        for (; i > 0 && (key[i - 1] > k || (key[i - 1] == k && tr->children[i - 1] > to)); i--) {
+            key[i] = key[i - 1];
+            tr->children[i] = tr->children[i - 1];
+        }
+        key[i] = k;
+        tr->children[i] = to;
+    }
+    free(key);
+    osmp_graph_destroy(g);
+    return tr;
+}
+
 static struct osmp__tree *build_tree(osmp__coll_t t, int radix, int root)
 {
     struct osmp_plan *plan;
@@ -132,8 +169,27 @@ const struct osmp__tree *osmp__tree_get(osmp__coll_t t, int radix, int root)
         a->radix = radix;
         t->narr++;
     }
-    if (!a->trees[root]) a->trees[root] = build_tree(t, radix, root);
+    int mst = radix == OSMP__RADIX_MST && t->size <= OSMP__GRAPH_RANKS_MAX;
+    if (!a->trees[root]) a->trees[root] = mst ? build_mst(t, root) : build_tree(t, radix < 0 ? 0 : radix, root);
     return a->trees[root];
+}
+
+const int *osmp__ring_get(osmp__coll_t t)
+{
+    if (t->ring) return t->ring;
+    int *ring = malloc(sizeof(int) * (size_t)t->size);
+    if (!ring) return NULL;
+    for (int r = 0; r < t->size; r++) ring[r] = r;
+    if (t->size > 1 && t->size <= OSMP__GRAPH_RANKS_MAX) {
+        struct osmp_graph *g;
+        if (osmp_graph_create(t->topo, t->cores, t->size, 0, OSMP_GRAPH_RING, NULL, &g) != OSMP_OK) {
+            free(ring);
+            return NULL;
+        }
+        for (int e = 0; e + 1 < g->nedges; e++) ring[e + 1] = g->edges[e][1]; /* listed from rank 0 on */
+        osmp_graph_destroy(g);
+    }
+    return t->ring = ring;
 }
 
 void osmp__trees_free(osmp__coll_t t)
@@ -144,6 +200,8 @@ void osmp__trees_free(osmp__coll_t t)
         free(t->arr[i].trees);
     }
     t->narr = 0;
+    free(t->ring);
+    t->ring = NULL;
 }
 
 /* ---------------------------------------------------------------- passes */

@@ -71,6 +71,18 @@ def case_bcast_opteron_root(tools):
     check("root 21: 7 package crossings", c["cross"]["package"] == 7 * MIB, c["cross"]["package"])
 
 
+def case_bcast_opteron_mst(tools):
+    # The distance-aware tree, through the slots and copied once: the same floor.
+    for env in ({"OSMP_BCAST_ALG": "mst"}, {"OSMP_BCAST_ALG": "mst", "OSMP_SINGLE_COPY": "cma",
+                                             "OSMP_SINGLE_COPY_MIN": "0"}):
+        c = run_case(tools, OPTERON48, CROSS48, "bcast", MIB, root=13, env=env)
+        what = "mst" + (" single copy" if "OSMP_SINGLE_COPY" in env else "")
+        check(f"{what}: ran {c['alg']}", c["alg"] == "mst", c["alg"])
+        check(f"{what}: every rank but the root receives the payload once",
+              all(v == (0 if r == 13 else MIB) for r, v in enumerate(c["received"])), c["received"])
+        check(f"{what}: 7 package crossings", c["cross"]["package"] == 7 * MIB, c["cross"]["package"])
+
+
 def case_allgather_opteron(tools):
     b = 64 * 1024
     c = run_case(tools, OPTERON48, CROSS48, "allgather", b)
@@ -78,6 +90,7 @@ def case_allgather_opteron(tools):
           c["cross"]["package"] <= 8 * 47 * b, f'{c["cross"]["package"]} <= {8 * 47 * b}')
     check("every rank receives the 47 other blocks exactly once",
           all(v == 47 * b for v in c["received"]), c["received"])
+    check("auto chose the ring", c["alg"] == "ring", c["alg"])
 
 
 def case_allreduce_opteron(tools):
@@ -125,6 +138,7 @@ def run_forced(tools, name, n, machine, placement, env, nbytes, expect):
 CASES = {
     "bcast-opteron48": case_bcast_opteron,
     "bcast-opteron48-root21": case_bcast_opteron_root,
+    "bcast-opteron48-mst": case_bcast_opteron_mst,
     "allgather-opteron48": case_allgather_opteron,
     "allreduce-opteron48": case_allreduce_opteron,
     "gather-opteron48": case_gather_opteron,

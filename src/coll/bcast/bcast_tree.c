@@ -1,4 +1,4 @@
-/* Tree broadcast: down the plan's tree, through the slots or by single copy. */
+/* Tree broadcast: down the plan's tree or the MST (a->radix), through the slots or by single copy. */
 #include "coll/tree.h"
 
 int osmp__bcast_tree(osmp__coll_t t, const struct osmp__args *a);

@@ -1,0 +1,114 @@
+/*
+ * Ring allgather and allgatherv over the distance-aware ring (plan/graph.c):
+ * every block travels once around the ring, so each byte of each block crosses
+ * each ring edge once, and the clustered ring enters and leaves each domain
+ * (package, NUMA node, L3) once (teams above OSMP__GRAPH_RANKS_MAX: rank
+ * order). Every rank knows every block's count and displacement (allgather:
+ * count at r * count), so all agree on the steps.
+ */
+#include <string.h>
+
+#include "coll/coll.h"
+
+int osmp__allgather_ring(osmp__coll_t t, const struct osmp__args *a);
+
+/*
+ * Protocol. Ring position p, predecessor ring[p-1], successor ring[p+1]; at
+ * step k (0 <= k < n-1) a rank passes on block ring[p-k] (its own at step 0,
+ * else the one it took at step k-1) and takes block ring[p-1-k]. Item (k, c),
+ * chunk c of step k, is step base+1+idx with idx = k * nch + c, where nch is
+ * the most chunks of any block that goes through the slots (1 if none does).
+ * A block goes by single copy when osmp__copy_once says so for its size (both
+ * ends decide alike); then its step is the single item c = 0. Items past the
+ * end of a block are skipped by both ends, but item c = 0 always runs (an
+ * empty block is a step with nothing to copy).
+ *   1. copy my own block into my output, expose my output;
+ *   per item, in order:
+ *   2. pass on: slots: claim my down slot idx % depth (its previous content
+ *      consumed: the successor's up counter), copy the chunk into it; single
+ *      copy: nothing to copy, the block is in my output already; then publish
+ *      down base+1+idx;
+ *   3. take: wait for the predecessor's down base+1+idx, copy the chunk from its
+ *      slot (or the whole block from its output) into place in mine, publish up
+ *      base+1+idx (its slot is free again);
+ *   4. publish up base+1+(n-1)*nch, done reading; where some block went by
+ *      single copy, wait for the successor's (it no longer reads my output).
+ * Passing on before taking keeps the ring from waiting on itself: item idx of
+ * a rank depends on its successor's items before idx only.
+ */
+int osmp__allgather_ring(osmp__coll_t t, const struct osmp__args *a)
+{
+    struct osmp__mbox *m = &t->mb;
+    int n = t->size, me = t->rank;
+    size_t e = a->esize, chunk = m->chunk;
+    char *out = a->out;
+    const int *ring = osmp__ring_get(t);
+    if (!ring) return OSMP_ERR_NO_MEMORY;
+    int p = 0;
+    while (ring[p] != me) p++;
+    int pred = ring[(p + n - 1) % n], succ = ring[(p + 1) % n];
+
+    size_t nch = 1;
+    int any_once = 0;
+    for (int r = 0; r < n; r++) {
+        size_t bytes = osmp__count_of(a, r) * e;
+        if (osmp__copy_once(t, bytes)) any_once = 1;
+        else if ((bytes + chunk - 1) / chunk > nch) nch = (bytes + chunk - 1) / chunk;
+    }
+    /* allgatherv: the step count comes from the largest block, which the size
+     * check of osmp__run did not see (every rank refuses alike) */
+    if (nch > (OSMP__PHASE_STEPS - 2) / (uint64_t)n) return OSMP_ERR_RANGE;
+    uint64_t base = osmp__phase(t);
+
+    size_t mine = osmp__count_of(a, me) * e;
+    char *at = out + osmp__displ_of(a, me) * e;
+    if (mine && a->in != at) { /* 1 (a zero count may come with NULL) */
+        memcpy(at, a->in, mine);
+        osmp__trace_copy(t, me, me, mine);
+    }
+    if (n == 1) return OSMP_OK;
+    osmp__mb_chan(m, me, OSMP__DOWN)->addr = (uint64_t)(uintptr_t)out;
+
+    int rc = OSMP_OK;
+    for (int k = 0; k < n - 1; k++) {
+        int give = ring[(p + n - k) % n], take = ring[(p + 2 * n - 1 - k) % n];
+        size_t gbytes = osmp__count_of(a, give) * e, tbytes = osmp__count_of(a, take) * e;
+        int gonce = osmp__copy_once(t, gbytes), tonce = osmp__copy_once(t, tbytes);
+        for (size_t c = 0; c < nch; c++) {
+            uint64_t s = base + 1 + (uint64_t)k * nch + c;
+            size_t off = c * chunk;
+            int gslot = !gonce && off < gbytes, tslot = !tonce && off < tbytes;
+            if (c == 0 || gslot) { /* 2 */
+                if (gslot) {
+                    size_t len = gbytes - off < chunk ? gbytes - off : chunk;
+                    char *dst = osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, (uint64_t)k * nch + c), &succ, 1,
+                                               OSMP__UP, s);
+                    if (!dst) return m->failed;
+                    memcpy(dst, out + osmp__displ_of(a, give) * e + off, len);
+                    osmp__trace_copy(t, me, me, len);
+                }
+                osmp__mb_publish(m, OSMP__DOWN, s);
+            }
+            if (c == 0 || tslot) { /* 3 */
+                if (osmp__mb_wait(m, pred, OSMP__DOWN, s)) return m->failed;
+                char *dst = out + osmp__displ_of(a, take) * e + off;
+                if (tonce) {
+                    const char *src = (const char *)(uintptr_t)osmp__mb_chan(m, pred, OSMP__DOWN)->addr;
+                    if (tbytes &&
+                        osmp__copy_from(m->pids[pred], m->local[pred], dst, src + osmp__displ_of(a, take) * e, tbytes))
+                        rc = OSMP_ERR_SHM;
+                    osmp__trace_copy(t, pred, me, tbytes);
+                } else if (tslot) {
+                    size_t len = tbytes - off < chunk ? tbytes - off : chunk;
+                    memcpy(dst, osmp__mb_slot(m, pred, OSMP__DOWN, osmp__mb_ring(m, (uint64_t)k * nch + c)), len);
+                    osmp__trace_copy(t, pred, me, len);
+                }
+                osmp__mb_publish(m, OSMP__UP, s);
+            }
+        }
+    }
+    uint64_t done = base + 1 + (uint64_t)(n - 1) * nch; /* 4 */
+    osmp__mb_publish(m, OSMP__UP, done);
+    if (any_once && osmp__mb_wait(m, succ, OSMP__UP, done)) return m->failed;
+    return rc;
+}
