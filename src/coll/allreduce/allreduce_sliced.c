@@ -9,13 +9,14 @@
  * Why every participant slices at every level (rather than only the leaders
  * above the leaf level): a group at level L spans the participants S below it
  * (its subtree, ascending ranks), and each of them owns 1/|S| of the chunk at
- * that level. The bytes that cross a level's boundary are then the least any
- * scheme moves (each domain reads (g-1)/g of the vector in and out, g the
- * domains of the group), and they are spread over every core of a domain, not
- * funnelled through one leader's link; the combining work per participant is
- * about the vector over its leaf group's size, plus 1/|S| per level above.
- * (Only-leaders slicing would make each leader combine a whole vector again
- * at every level above the leaf.)
+ * that level. Each of the g domains of a group then takes in (g-1)/g of the
+ * vector on the way up and as much on the way down, as between leaders, but
+ * through every core of the domain at once rather than one leader's link; and
+ * the combining work per participant is the vector over its leaf group's size
+ * plus 1/|S| of it per level above. Slicing among the leaders only would move
+ * the same bytes across domains but have each leader combine a whole vector
+ * again at every level above the leaf (48 ranks in 8 packages of 6: 2 MiB of a
+ * 1 MiB vector per leader, against 1.17 MiB for every rank here).
  *
  * Order of combination, and what is guaranteed. Element e of the result is, at
  * level 0, each group's members' inputs folded in ascending rank order; at
@@ -38,6 +39,38 @@
 
 int osmp__allreduce_tree(osmp__coll_t t, const struct osmp__args *a);
 int osmp__reduce_tree(osmp__coll_t t, const struct osmp__args *a);
+
+/*
+ * Sliced reduction protocol, per chunk c (ring slot c % depth; steps below):
+ *   1. claim both my slots (everyone has published "done" for the chunk that
+ *      used them last), copy my input but for my own slice of my lowest
+ *      non-trivial level into my up slot, publish up sc;
+ *   2. for each level L non-trivial for me, leaf first: fold my slice of my
+ *      level-L group's children, in folding order, into my down slot (a rank's
+ *      input from its up slot or my own buffer, a group's partial from the
+ *      owners of its slices at the level it lives at), publish up sc+1+L. At
+ *      the top the slice is final;
+ *   3. allreduce: for each level L non-trivial for me, from the top down,
+ *      copy the final values of my level-L slice from the owners at my next
+ *      level up over the partial I no longer need (its one reader there has
+ *      read it before that owner published), publish down; then copy the whole
+ *      chunk from the owners of my lowest level into the output. Reduce: only
+ *      the root copies the chunk, from the owners at the top;
+ *   4. publish down sc+2NL+1: I have read everything of chunk c.
+ * Each element is folded once, in the order stated at the top of the file.
+ *
+ * Steps of chunk c: sc = base + 1 + c * (2 NL + 2), NL the view's levels;
+ *   up   sc            my input is in my up slot
+ *   up   sc + 1 + L    my partial of level L is in my down slot (L non-trivial for me)
+ *   down sc + 2NL - L  my final values of level L (L below the top) replaced that partial
+ *   down sc + 2NL + 1  I have read everything of this chunk: both my slots may be rewritten
+ * My down slot holds my slice of each non-trivial level, lowest first, each
+ * with room for K / |S| + 1 elements; K, the elements per chunk, is the most
+ * that lets every participant's slices fit. Which participants read a slot
+ * shifts with the length of the chunk (the last one is shorter), so a slot is
+ * rewritten once every participant is done with the chunk it held: one line
+ * per peer read at each claim, as the flat sliced algorithm always did.
+ */
 
 /* A group of one level of the view, as the algorithm needs it. */
 struct sl_group {
@@ -183,13 +216,6 @@ struct call {
     size_t off, k; /* the chunk: first element, elements */
 };
 
-/*
- * Steps of chunk c, sc = base + 1 + c * (2 NL + 2), NL the view's levels:
- *   up   sc            my input is in my up slot
- *   up   sc + 1 + L    my partial of level L is in my down slot (L non-trivial for me)
- *   down sc + 2NL - L  my final values of level L (L below the top) replaced that partial
- *   down sc + 2NL + 1  I have read everything of this chunk: both my slots may be rewritten
- */
 static uint64_t st_partial(const struct call *c, int L)
 {
     return c->sc + 1 + (uint64_t)L;
@@ -243,25 +269,6 @@ static int gather(const struct call *c, const struct sl_group *G, int L, int dir
     return OSMP_OK;
 }
 
-/*
- * Sliced reduction protocol, per chunk c (ring slot c % depth; steps above):
- *   1. claim both my slots (everyone has published "done" for the chunk that
- *      used them last), copy my input but for my own slice of my lowest
- *      non-trivial level into my up slot, publish up sc;
- *   2. for each level L non-trivial for me, leaf first: fold my slice of my
- *      level-L group's children, in folding order, into my down slot (a rank's
- *      input from its up slot or my own buffer, a group's partial from the
- *      owners of its slices at the level it lives at), publish up sc+1+L. At
- *      the top the slice is final;
- *   3. allreduce: for each level L non-trivial for me, from the top down,
- *      copy the final values of my level-L slice from the owners at my next
- *      level up over the partial I no longer need (its one reader there has
- *      read it before that owner published), publish down; then copy the whole
- *      chunk from the owners of my lowest level into the output. Reduce: only
- *      the root copies the chunk, from the owners at the top;
- *   4. publish down sc+2NL+1: I have read everything of chunk c.
- * Each element is folded once, in the order stated at the top of the file.
- */
 static int chunk(const struct call *c, int all)
 {
     osmp__coll_t t = c->t;
