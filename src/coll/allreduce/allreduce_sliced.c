@@ -50,12 +50,13 @@ int osmp__reduce_tree(osmp__coll_t t, const struct osmp__args *a);
  *      input from its up slot or my own buffer, a group's partial from the
  *      owners of its slices at the level it lives at), publish up sc+1+L. At
  *      the top the slice is final;
- *   3. allreduce: for each level L non-trivial for me, from the top down,
- *      copy the final values of my level-L slice from the owners at my next
- *      level up over the partial I no longer need (its one reader there has
- *      read it before that owner published), publish down; then copy the whole
- *      chunk from the owners of my lowest level into the output. Reduce: only
- *      the root copies the chunk, from the owners at the top;
+ *   3. depth/2 chunks later (I fold the next chunks' slices meanwhile; at
+ *      depth 1 at once), allreduce: for each level L non-trivial for me, from
+ *      the top down, copy the final values of my level-L slice from the owners
+ *      at my next level up over the partial I no longer need (its one reader
+ *      there has read it before that owner published), publish down; then
+ *      copy the whole chunk from the owners of my lowest level into the
+ *      output. Reduce: only the root copies the chunk, from the top's owners;
  *   4. publish down sc+2NL+1: I have read everything of chunk c.
  * Each element is folded once, in the order stated at the top of the file.
  *
@@ -269,13 +270,13 @@ static int gather(const struct call *c, const struct sl_group *G, int L, int dir
     return OSMP_OK;
 }
 
-static int chunk(const struct call *c, int all)
+static int chunk_up(const struct call *c)
 {
     osmp__coll_t t = c->t;
     struct osmp__mbox *m = &t->mb;
     const struct osmp__slicing *s = c->s;
     const struct osmp__args *a = c->a;
-    int me = t->rank, n = t->size, NL = s->nlevels;
+    int me = t->rank, n = t->size;
     size_t e = a->esize, k = c->k;
     char *up = osmp__mb_claim(m, OSMP__UP, c->slot, t->peers, n - 1, OSMP__DOWN, st_done(c)); /* 1 */
     if (!up) return m->failed;
@@ -314,7 +315,20 @@ static int chunk(const struct call *c, int all)
         osmp__trace_reduce(t, (size_t)G->nchild * (hi - lo) * e);
         osmp__mb_publish(m, OSMP__UP, st_partial(c, L));
     }
+    return OSMP_OK;
+}
 
+static int chunk_down(const struct call *c, int all)
+{
+    osmp__coll_t t = c->t;
+    struct osmp__mbox *m = &t->mb;
+    const struct osmp__slicing *s = c->s;
+    const struct osmp__args *a = c->a;
+    int me = t->rank, n = t->size, NL = s->nlevels;
+    size_t e = a->esize, k = c->k, lo, hi;
+    char *down = osmp__mb_slot(m, me, OSMP__DOWN, c->slot);
+    int L0 = s->mine[0];
+    const struct sl_group *G0 = &s->groups[L0][s->grp[L0 * n + me]];
     if (all) { /* 3 */
         for (int i = s->nmine - 2; i >= 0; i--) {
             int L = s->mine[i], U = s->mine[i + 1];
@@ -339,6 +353,14 @@ static int chunk(const struct call *c, int all)
     return OSMP_OK;
 }
 
+static void at(struct call *c, uint64_t base, uint64_t stride, size_t i)
+{
+    c->sc = base + 1 + i * stride;
+    c->slot = osmp__mb_ring(&c->t->mb, i);
+    c->off = i * c->K;
+    c->k = c->a->count - c->off < c->K ? c->a->count - c->off : c->K;
+}
+
 static int run(osmp__coll_t t, const struct osmp__args *a, int hier, int all)
 {
     size_t e = a->esize, count = a->count;
@@ -350,6 +372,7 @@ static int run(osmp__coll_t t, const struct osmp__args *a, int hier, int all)
     if (!hier || osmp__flat_team(t)) hier = 0; /* one group either way: share its slicing */
     if (!t->slicing[hier] && !(t->slicing[hier] = slicing_build(t, hier))) return OSMP_ERR_NO_MEMORY;
     struct call c = {t, a, t->slicing[hier], 0, 0, 0, 0, 0};
+    struct call d = c;
     int NL = c.s->nlevels;
     /* The largest chunk whose slices of every level fit one slot beside each
      * other (the same on every participant: from the plan). Slots too small
@@ -362,14 +385,16 @@ static int run(osmp__coll_t t, const struct osmp__args *a, int hier, int all)
     size_t nchunks = (count + c.K - 1) / c.K;
     uint64_t stride = 2 * (uint64_t)NL + 2;
     if (nchunks >= (OSMP__PHASE_STEPS - 1) / stride) return OSMP_ERR_RANGE;
+    /* Down steps run `lag` chunks behind the up steps, so that a participant
+     * folds the next chunks while the top level finishes this one. A slot is
+     * claimed again `depth` chunks later, after the down steps that free it. */
+    size_t lag = (size_t)(t->mb.depth / 2);
+    if (lag > nchunks) lag = nchunks;
     uint64_t base = osmp__phase(t);
-    for (size_t i = 0; i < nchunks; i++) {
-        c.sc = base + 1 + i * stride;
-        c.slot = osmp__mb_ring(&t->mb, i);
-        c.off = i * c.K;
-        c.k = count - c.off < c.K ? count - c.off : c.K;
-        int rc = chunk(&c, all);
-        if (rc) return rc;
+    d.K = c.K;
+    for (size_t i = 0; i < nchunks + lag; i++) {
+        if (i < nchunks && (at(&c, base, stride, i), chunk_up(&c))) return t->mb.failed;
+        if (i >= lag && (at(&d, base, stride, i - lag), chunk_down(&d, all))) return t->mb.failed;
     }
     return OSMP_OK;
 }
