@@ -32,19 +32,23 @@ int main(int argc, char **argv)
     uint64_t x = 0x9e3779b97f4a7c15u * (uint64_t)(me + 1);
     for (size_t i = 0; i < count; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        in[i] = random ? (double)(x >> 11) / 9007199254740992.0 * (i % 2 ? 1e-3 : 1e3) : (double)((size_t)me * 7 + i % 1000);
+        in[i] = random ? (double)(x >> 11) / 9007199254740992.0 * (i % 2 ? 1e-3 : 1e3)
+                       : (double)((size_t)me * 7 + i % 1000);
     }
     double base = 7.0 * n * (n - 1) / 2;
     int rc = osmp_allreduce(t, in, out, count, OSMP_DOUBLE, OSMP_SUM);
-    for (size_t i = 0; !rc && !random && i < count; i++) bad |= out[i] != base + (double)n * (double)(i % 1000);
+    for (size_t i = 0; !rc && !random && i < count; i++)
+        bad |= out[i] != base + (double)n * (double)(i % 1000);
     if (!rc) rc = osmp_reduce(t, in, me == 0 ? out2 : NULL, count, OSMP_DOUBLE, OSMP_SUM, 0);
     if (!rc && me == 0) bad |= memcmp(out, out2, sizeof(double) * count) != 0;
     if (!rc && me == 0 && random) {
         uint64_t h = 14695981039346656037u;
-        for (size_t i = 0; i < sizeof(double) * count; i++) h = (h ^ ((unsigned char *)out)[i]) * 1099511628211u;
+        for (size_t i = 0; i < sizeof(double) * count; i++)
+            h = (h ^ ((unsigned char *)out)[i]) * 1099511628211u;
         printf("reduce-once: %zu doubles, result hash %016llx\n", count, (unsigned long long)h);
     }
-    if (rc || bad) fprintf(stderr, "reduce-once: rank %d: %s\n", me, rc ? osmp_status_str(rc) : "wrong result");
+    if (rc || bad)
+        fprintf(stderr, "reduce-once: rank %d: %s\n", me, rc ? osmp_status_str(rc) : "wrong result");
     free(in);
     free(out);
     free(out2);

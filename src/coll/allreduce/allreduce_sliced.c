@@ -75,10 +75,11 @@ int osmp__reduce_tree(osmp__coll_t t, const struct osmp__args *a);
 
 /* A group of one level of the view, as the algorithm needs it. */
 struct sl_group {
-    int nsub;       /* its subtree: the participants below it, ascending */
+    int nsub; /* its subtree: the participants below it, ascending */
     int *sub;
     int nchild;     /* its children, in folding order (ascending leaders) */
-    int *child_lev; /* where a child's partial lives: the highest non-trivial level below (-1: a rank's input) */
+    int *child_lev; /* where a child's partial lives: the highest non-trivial level below (-1: a rank's input)
+                     */
     int *child_rep; /* a rank of the child's subtree (its leader) */
 };
 
@@ -87,9 +88,9 @@ struct osmp__slicing {
     int nlevels, size;
     int *ngroups;
     struct sl_group **groups; /* [level][group] */
-    int *grp, *pos;           /* [level * size + rank]: the group above rank, the rank's place in its subtree */
-    double load;              /* max over ranks of sum over their non-trivial levels of 1 / |subtree| */
-    int nmine, *mine;         /* my non-trivial levels, ascending (the top one last) */
+    int *grp, *pos;   /* [level * size + rank]: the group above rank, the rank's place in its subtree */
+    double load;      /* max over ranks of sum over their non-trivial levels of 1 / |subtree| */
+    int nmine, *mine; /* my non-trivial levels, ascending (the top one last) */
 };
 
 static void slicing_free(struct osmp__slicing *s)
@@ -139,7 +140,7 @@ static struct osmp__slicing *slicing_build(osmp__coll_t t, int hier)
     s->grp = malloc(sizeof(int) * (size_t)NL * (size_t)n);
     s->pos = malloc(sizeof(int) * (size_t)NL * (size_t)n);
     s->mine = malloc(sizeof(int) * (size_t)NL);
-    int *lead = malloc(sizeof(int) * (size_t)n); /* at the level below: rank -> the group it leads */
+    int *lead = malloc(sizeof(int) * (size_t)n);   /* at the level below: rank -> the group it leads */
     int *member = malloc(sizeof(int) * (size_t)n); /* at this level: rank -> the group it is a member of */
     if (!s->ngroups || !s->groups || !s->grp || !s->pos || !s->mine || !lead || !member) goto fail;
     for (int L = 0; L < NL; L++) {
@@ -166,8 +167,10 @@ static struct osmp__slicing *slicing_build(osmp__coll_t t, int hier)
                 }
             }
         }
-        for (int r = 0; r < n; r++) /* the level-L group above r: the one its level-(L-1) group's leader joins */
-            s->grp[L * n + r] = L == 0 ? member[r] : member[plan->levels[L - 1].groups[s->grp[(L - 1) * n + r]].leader];
+        for (int r = 0; r < n;
+             r++) /* the level-L group above r: the one its level-(L-1) group's leader joins */
+            s->grp[L * n + r] =
+                L == 0 ? member[r] : member[plan->levels[L - 1].groups[s->grp[(L - 1) * n + r]].leader];
         for (int g = 0; g < ng; g++) {
             struct sl_group *G = &s->groups[L][g];
             G->sub = malloc(sizeof(int) * (size_t)n);
@@ -178,7 +181,8 @@ static struct osmp__slicing *slicing_build(osmp__coll_t t, int hier)
             s->pos[L * n + r] = G->nsub;
             G->sub[G->nsub++] = r;
         }
-        for (int g = 0; hier && g < ng; g++) lead[plan->levels[L].groups[g].leader] = g;
+        for (int g = 0; hier && g < ng; g++)
+            lead[plan->levels[L].groups[g].leader] = g;
     }
     for (int r = 0; r < n; r++) {
         double load = 0;
@@ -201,7 +205,7 @@ fail:
 
 /* ---------------------------------------------------------------- one call */
 
-/* Slice p of s of a chunk of k elements. */
+/* The first element of slice p of s of a chunk of k elements (slice p ends where p + 1 begins). */
 static size_t lo_of(size_t k, int s, int p)
 {
     return k * (size_t)p / (size_t)s;
@@ -211,7 +215,7 @@ struct call {
     osmp__coll_t t;
     const struct osmp__args *a;
     const struct osmp__slicing *s;
-    size_t K;   /* elements per chunk */
+    size_t K;    /* elements per chunk */
     uint64_t sc; /* the chunk's first step */
     int slot;
     size_t off, k; /* the chunk: first element, elements */
@@ -253,7 +257,8 @@ static int gather(const struct call *c, const struct sl_group *G, int L, int dir
     struct osmp__mbox *m = &t->mb;
     size_t e = c->a->esize, k = c->k;
     int p = (int)(lo * (size_t)G->nsub / k); /* the owner of lo, or just before it */
-    while (p + 1 < G->nsub && lo_of(k, G->nsub, p + 1) <= lo) p++;
+    while (p + 1 < G->nsub && lo_of(k, G->nsub, p + 1) <= lo)
+        p++;
     for (; p < G->nsub && lo_of(k, G->nsub, p) < hi; p++) {
         size_t ylo = lo_of(k, G->nsub, p), yhi = lo_of(k, G->nsub, p + 1);
         size_t a = ylo > lo ? ylo : lo, b = yhi < hi ? yhi : hi;
