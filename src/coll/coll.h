@@ -99,6 +99,7 @@ struct osmp__coll {
     int narr;
     int *ring; /* the distance-aware ring (plan/graph.c) from rank 0, built on first use */
     struct osmp__trace *trace; /* OSMP_TRACE (coll/trace.h), NULL when off */
+    struct osmp__slicing *slicing[2]; /* sliced reductions: [0] one group, [1] the plan's levels; built on first use */
 };
 typedef struct osmp__coll *osmp__coll_t;
 
@@ -218,6 +219,8 @@ void osmp__trees_free(osmp__coll_t t);
 /* Algorithms that other collectives compose (each in its own <op>_<alg>.c). */
 int osmp__allreduce_direct(osmp__coll_t t, const struct osmp__args *a);
 int osmp__allreduce_sliced(osmp__coll_t t, const struct osmp__args *a);
+/* The sliced reductions' per-team slicings (allreduce/allreduce_sliced.c). */
+void osmp__slicings_free(osmp__coll_t t);
 int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a);
 
 #endif

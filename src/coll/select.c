@@ -27,8 +27,10 @@ enum { HIER = HIER_PLAN | HIER_MST, ANY_SHAPE = 31 };
 /*
  * The selection table: for each collective, the first row whose size class and
  * team shape match (and whose algorithm can run: some need single copy) wins.
- * Large reductions use a binary tree so that more members share the reduction
- * work and the leader's bandwidth; small ones want the fewest hops.
+ * Large reductions are sliced so that every member shares the reduction work
+ * and the bandwidth (at every level of a hierarchical team, so that no leader
+ * carries its group's whole vector); the binary tree remains for large reduces
+ * on flat teams. Small ones want the fewest hops.
  */
 static const struct {
     osmp_coll_t coll;
@@ -45,9 +47,11 @@ static const struct {
     {OSMP_COLL_BCAST, LARGE, HIER_MST, "mst", 0},
     {OSMP_COLL_BCAST, ANY_SIZE, ANY_SHAPE, "flat", 0},
     {OSMP_COLL_REDUCE, INLINE | MEDIUM, ANY_SHAPE, "flat", 0},
+    {OSMP_COLL_REDUCE, LARGE, HIER, "hsliced", 0},
     {OSMP_COLL_REDUCE, LARGE, ANY_SHAPE, "kary", 2},
     {OSMP_COLL_ALLREDUCE, INLINE, FLAT_SMALL, "direct", 0},
     {OSMP_COLL_ALLREDUCE, LARGE, FLAT_SMALL | FLAT_LARGE, "sliced", 0},
+    {OSMP_COLL_ALLREDUCE, LARGE, HIER, "hsliced", 0},
     {OSMP_COLL_ALLREDUCE, INLINE | MEDIUM, ANY_SHAPE, "flat", 0},
     {OSMP_COLL_ALLREDUCE, LARGE, ANY_SHAPE, "kary", 2},
     /* Gather and scatter along the plan where it has levels: the root then deals

@@ -188,6 +188,7 @@ static void free_team(osmp__team_t t)
 {
     if (!t) return;
     osmp__trees_free(&t->coll);
+    osmp__slicings_free(&t->coll);
     osmp__trace_close(t->coll.trace);
     if (t->seg_private)
         free(t->coll.mb.seg);

@@ -10,7 +10,10 @@
  * does not need; scan and exscan are checked against the rank-order fold of
  * the ranks before each rank.
  *
- *   osmp-run -n N [--topology F.xml ...] -- coll-check [--threads T] [--level quick|full]
+ *   osmp-run -n N [--topology F.xml ...] -- coll-check [--threads T] [--level quick|full] [--only reductions]
+ *
+ * --only reductions checks allreduce and reduce alone (the same counts, roots
+ * and pairs), for the runs that force a reduction algorithm: they stay short.
  *
  * With --threads T every process starts T threads that form one team (threads
  * of several processes when run under osmp-run with N > 1). Exit status 0 when
@@ -28,6 +31,7 @@
 #include "osmp.h"
 
 static int level_full;
+static int only_reductions;
 static int nthreads;
 static osmp_team_t world;
 
@@ -845,6 +849,7 @@ static void run_checks(osmp_team_t t)
                                              (d == OSMP_UINT8 && op == OSMP_BXOR && rt == 0);
                     if (pick) check_reductions(t, count, d, op, rt);
                 }
+            if (only_reductions) continue;
             osmp_dtype_t md = (osmp_dtype_t)((ci + (size_t)rt) % OSMP_DTYPE_COUNT);
             if (!(big_team && count > 65536)) check_movement(t, count, md, rt);
             /* irregular blocks, the root's out of rank order with gaps */
@@ -852,6 +857,7 @@ static void run_checks(osmp_team_t t)
                 check_gatherv_scatterv(t, count, (osmp_dtype_t)((ci + (size_t)rt + 3) % OSMP_DTYPE_COUNT), rt,
                                        rt % 2 ? ROTATED : REVERSED);
         }
+        if (only_reductions) continue;
         /* scan and exscan at the counts 0, 1, 7, 1000, 65536 */
         if (count != 64 && count <= 65536)
             for (int d = 0; d < OSMP_DTYPE_COUNT; d++)
@@ -874,7 +880,7 @@ static void run_checks(osmp_team_t t)
             }
         }
     }
-    check_null_empty_blocks(t);
+    if (!only_reductions) check_null_empty_blocks(t);
     for (int i = 0; i < 3; i++) EXPECT_OK(osmp_barrier(t));
 }
 
@@ -897,8 +903,11 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) nthreads = atoi(argv[++i]);
         else if (strcmp(argv[i], "--level") == 0 && i + 1 < argc) level_full = strcmp(argv[++i], "full") == 0;
-        else {
-            fprintf(stderr, "usage: coll-check [--threads T] [--level quick|full]\n");
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc && strcmp(argv[i + 1], "reductions") == 0) {
+            only_reductions = 1;
+            i++;
+        } else {
+            fprintf(stderr, "usage: coll-check [--threads T] [--level quick|full] [--only reductions]\n");
             return 2;
         }
     }

@@ -142,15 +142,16 @@ SC0 = {"OSMP_SINGLE_COPY": "cma", "OSMP_SINGLE_COPY_MIN": "0"}
 FORCED = {
     "forced-48-opteron": (48, OPTERON48, ["--cores", CROSS48],
                           dict(SC0, OSMP_BCAST_ALG="mst", OSMP_GATHER_ALG="hier", OSMP_SCATTER_ALG="hier",
-                               OSMP_ALLGATHER_ALG="ring", OSMP_ALLTOALL_ALG="distance"), 1001,
+                               OSMP_ALLGATHER_ALG="ring", OSMP_ALLTOALL_ALG="distance", OSMP_ALLREDUCE_ALG="hsliced",
+                               OSMP_REDUCE_ALG="hsliced"), 1001,
                           {"bcast": "mst", "gather": "hier", "scatter": "hier", "allgather": "ring",
-                           "alltoall": "distance"}),
+                           "alltoall": "distance", "allreduce": "hsliced", "reduce": "hsliced"}),
     "forced-96-x3950": (96, ["--topology", "{T}/ibm-x3950-16pkg-96.xml"], ["--bind", "random:11"],
                         dict(OSMP_BCAST_ALG="kary:3", OSMP_GATHER_ALG="direct", OSMP_SCATTER_ALG="direct",
                              OSMP_ALLGATHER_ALG="gather_bcast", OSMP_ALLTOALL_ALG="scatters",
-                             OSMP_REDUCE_ALG="kary:2", OSMP_ALLREDUCE_ALG="flat"), 65541,
+                             OSMP_REDUCE_ALG="kary:2", OSMP_ALLREDUCE_ALG="hsliced"), 65541,
                         {"bcast": "kary:3", "gather": "direct", "scatter": "direct", "allgather": "gather_bcast",
-                         "alltoall": "scatters", "reduce": "kary:2", "allreduce": "flat"}),
+                         "alltoall": "scatters", "reduce": "kary:2", "allreduce": "hsliced"}),
     "forced-192-milan": (192, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "random:5"],
                          dict(SC0, OSMP_BCAST_ALG="flat", OSMP_ALLTOALL_ALG="pairwise", OSMP_ALLGATHER_ALG="ring",
                               OSMP_GATHER_ALG="hier", OSMP_ALLREDUCE_ALG="kary:4"), 8,
@@ -159,8 +160,10 @@ FORCED = {
     "forced-128-kunpeng-small-chunks": (128, ["--topology", "{T}/kunpeng920-2x64-clusters.xml"], ["--bind", "scatter"],
                                         dict(OSMP_CHUNK_SIZE="256", OSMP_PIPELINE_DEPTH="2", OSMP_BCAST_ALG="mst",
                                              OSMP_ALLGATHER_ALG="ring", OSMP_SCATTER_ALG="hier",
-                                             OSMP_GATHER_ALG="hier"), 3001,
-                                        {"bcast": "mst", "allgather": "ring", "scatter": "hier", "gather": "hier"}),
+                                             OSMP_GATHER_ALG="hier", OSMP_ALLREDUCE_ALG="flat",
+                                             OSMP_REDUCE_ALG="sliced"), 3001,
+                                        {"bcast": "mst", "allgather": "ring", "scatter": "hier", "gather": "hier",
+                                         "allreduce": "flat", "reduce": "sliced"}),
 }
 
 CASES = {

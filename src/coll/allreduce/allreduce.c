@@ -2,6 +2,7 @@
 #include "coll/coll.h"
 
 int osmp__allreduce_tree(osmp__coll_t t, const struct osmp__args *a);
+int osmp__allreduce_hsliced(osmp__coll_t t, const struct osmp__args *a);
 
 const struct osmp__alg osmp__allreduce_algs[] = {
     {"flat", "up the plan's tree and the result back down, pipelined; each leader serves its whole group",
@@ -11,5 +12,8 @@ const struct osmp__alg osmp__allreduce_algs[] = {
      osmp__allreduce_direct, 0, 0, 0},
     {"sliced", "rank i reduces part i of every chunk (reduce-scatter), then everyone copies every part",
      osmp__allreduce_sliced, 0, 0, 0},
+    {"hsliced", "sliced at every level of the plan, leaf first: each member reduces a slice of its group's "
+                "vector, then the result back down level by level",
+     osmp__allreduce_hsliced, 0, 0, 0},
     {0},
 };

@@ -1,63 +1,425 @@
 /*
- * Sliced allreduce: every rank reduces one part of each chunk, so the
- * reduction work and the memory traffic are spread over the whole team instead
- * of one leader (selection: flat teams, large messages).
+ * Sliced reductions (allreduce and reduce): every member of a group reduces one
+ * slice of each chunk, so the reduction work and the memory traffic are spread
+ * over the whole team instead of one leader per group (OSMP, XHC). "sliced"
+ * treats the team as one group (selection: flat teams, large messages);
+ * "hsliced" follows the plan level by level (hierarchical teams, large
+ * messages). On a flat team the two are the same algorithm.
+ *
+ * Why every participant slices at every level (rather than only the leaders
+ * above the leaf level): a group at level L spans the participants S below it
+ * (its subtree, ascending ranks), and each of them owns 1/|S| of the chunk at
+ * that level. Each of the g domains of a group then takes in (g-1)/g of the
+ * vector on the way up and as much on the way down, as between leaders, but
+ * through every core of the domain at once rather than one leader's link; and
+ * the combining work per participant is the vector over its leaf group's size
+ * plus 1/|S| of it per level above. Slicing among the leaders only would move
+ * the same bytes across domains but have each leader combine a whole vector
+ * again at every level above the leaf (48 ranks in 8 packages of 6: 2 MiB of a
+ * 1 MiB vector per leader, against 1.17 MiB for every rank here).
+ *
+ * Order of combination, and what is guaranteed. Element e of the result is, at
+ * level 0, each group's members' inputs folded in ascending rank order; at
+ * level L, each group's children (the level L-1 groups its members lead)
+ * folded in ascending order of their leaders; a group of one passes its
+ * child's value on. The order is a function of the plan (root 0) only, never
+ * of the chunk size, pipeline depth, slice boundaries, root, or who computes
+ * which slice. Hence: results are bitwise identical on every participant, the
+ * same for allreduce and for reduce at every root, and the same run to run for
+ * a given team and placement. Placements that give the same groups of ranks
+ * give the same bits; placements that group the ranks differently may round
+ * floating-point sums differently (a hierarchical order cannot be a fixed
+ * function of ranks alone without giving up the hierarchy). One group (flat
+ * teams, "sliced") is ascending rank order: independent of placement.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll/coll.h"
 
+int osmp__allreduce_tree(osmp__coll_t t, const struct osmp__args *a);
+int osmp__reduce_tree(osmp__coll_t t, const struct osmp__args *a);
+
 /*
- * Sliced allreduce protocol, per chunk c (ring slot c % depth), steps
- * s1 = base+2c+1 and s2 = s1+1:
- *   1. copy chunk c of my input, but for my own part, into my up slot, publish up s1;
- *   2. rank i owns part i of the chunk: fold part i of every rank's up slot, in
- *      rank order, into part i of my down slot, publish down s1 (I have also
- *      finished reading the up slots of s1);
- *   3. copy every part from its owner's down slot into my output, publish up s2
- *      (I have finished reading the down slots of s1).
- * Each part is computed once: identical results everywhere.
+ * Sliced reduction protocol, per chunk c (ring slot c % depth; steps below):
+ *   1. claim both my slots (everyone has published "done" for the chunk that
+ *      used them last), copy my input but for my own slice of my lowest
+ *      non-trivial level into my up slot, publish up sc;
+ *   2. for each level L non-trivial for me, leaf first: fold my slice of my
+ *      level-L group's children, in folding order, into my down slot (a rank's
+ *      input from its up slot or my own buffer, a group's partial from the
+ *      owners of its slices at the level it lives at), publish up sc+1+L. At
+ *      the top the slice is final;
+ *   3. depth/2 chunks later (I fold the next chunks' slices meanwhile; at
+ *      depth 1 at once), allreduce: for each level L non-trivial for me, from
+ *      the top down, copy the final values of my level-L slice from the owners
+ *      at my next level up over the partial I no longer need (its one reader
+ *      there has read it before that owner published), publish down; then
+ *      copy the whole chunk from the owners of my lowest level into the
+ *      output. Reduce: only the root copies the chunk, from the top's owners;
+ *   4. publish down sc+2NL+1: I have read everything of chunk c.
+ * Each element is folded once, in the order stated at the top of the file.
+ *
+ * Steps of chunk c: sc = base + 1 + c * (2 NL + 2), NL the view's levels;
+ *   up   sc            my input is in my up slot
+ *   up   sc + 1 + L    my partial of level L is in my down slot (L non-trivial for me)
+ *   down sc + 2NL - L  my final values of level L (L below the top) replaced that partial
+ *   down sc + 2NL + 1  I have read everything of this chunk: both my slots may be rewritten
+ * My down slot holds my slice of each non-trivial level, lowest first, each
+ * with room for K / |S| + 1 elements; K, the elements per chunk, is the most
+ * that lets every participant's slices fit. Which participants read a slot
+ * shifts with the length of the chunk (the last one is shorter), so a slot is
+ * rewritten once every participant is done with the chunk it held: one line
+ * per peer read at each claim, as the flat sliced algorithm always did.
  */
-int osmp__allreduce_sliced(osmp__coll_t t, const struct osmp__args *a)
+
+/* A group of one level of the view, as the algorithm needs it. */
+struct sl_group {
+    int nsub; /* its subtree: the participants below it, ascending */
+    int *sub;
+    int nchild;     /* its children, in folding order (ascending leaders) */
+    int *child_lev; /* where a child's partial lives: the highest non-trivial level below (-1: a rank's input)
+                     */
+    int *child_rep; /* a rank of the child's subtree (its leader) */
+};
+
+/* The slicing of one view of the team (one group, or the plan's levels). */
+struct osmp__slicing {
+    int nlevels, size;
+    int *ngroups;
+    struct sl_group **groups; /* [level][group] */
+    int *grp, *pos;   /* [level * size + rank]: the group above rank, the rank's place in its subtree */
+    double load;      /* max over ranks of sum over their non-trivial levels of 1 / |subtree| */
+    int nmine, *mine; /* my non-trivial levels, ascending (the top one last) */
+};
+
+static void slicing_free(struct osmp__slicing *s)
 {
+    if (!s) return;
+    for (int L = 0; s->groups && L < s->nlevels; L++) {
+        for (int g = 0; s->groups[L] && g < s->ngroups[L]; g++) {
+            free(s->groups[L][g].sub);
+            free(s->groups[L][g].child_lev);
+            free(s->groups[L][g].child_rep);
+        }
+        free(s->groups[L]);
+    }
+    free(s->groups);
+    free(s->ngroups);
+    free(s->grp);
+    free(s->pos);
+    free(s->mine);
+    free(s);
+}
+
+void osmp__slicings_free(osmp__coll_t t)
+{
+    for (int i = 0; i < 2; i++) {
+        slicing_free(t->slicing[i]);
+        t->slicing[i] = NULL;
+    }
+}
+
+static int nontrivial(const struct osmp__slicing *s, int L, int rank)
+{
+    return s->groups[L][s->grp[L * s->size + rank]].nchild > 1;
+}
+
+/* Built from the plan (hier) or as one group of everyone; NULL on no memory.
+ * Every participant builds the same from the same plan. */
+static struct osmp__slicing *slicing_build(osmp__coll_t t, int hier)
+{
+    const struct osmp_plan *plan = t->plan;
+    int n = t->size, NL = hier ? plan->nlevels : 1;
+    struct osmp__slicing *s = calloc(1, sizeof(*s));
+    if (!s) return NULL;
+    s->nlevels = NL;
+    s->size = n;
+    s->ngroups = calloc((size_t)NL, sizeof(int));
+    s->groups = calloc((size_t)NL, sizeof(*s->groups));
+    s->grp = malloc(sizeof(int) * (size_t)NL * (size_t)n);
+    s->pos = malloc(sizeof(int) * (size_t)NL * (size_t)n);
+    s->mine = malloc(sizeof(int) * (size_t)NL);
+    int *lead = malloc(sizeof(int) * (size_t)n);   /* at the level below: rank -> the group it leads */
+    int *member = malloc(sizeof(int) * (size_t)n); /* at this level: rank -> the group it is a member of */
+    if (!s->ngroups || !s->groups || !s->grp || !s->pos || !s->mine || !lead || !member) goto fail;
+    for (int L = 0; L < NL; L++) {
+        int ng = hier ? plan->levels[L].ngroups : 1;
+        s->ngroups[L] = ng;
+        s->groups[L] = calloc((size_t)ng, sizeof(struct sl_group));
+        if (!s->groups[L]) goto fail;
+        for (int g = 0; g < ng; g++) {
+            struct sl_group *G = &s->groups[L][g];
+            int nm = hier ? plan->levels[L].groups[g].nmembers : n;
+            G->nchild = nm;
+            G->child_lev = malloc(sizeof(int) * (size_t)nm);
+            G->child_rep = malloc(sizeof(int) * (size_t)nm);
+            if (!G->child_lev || !G->child_rep) goto fail;
+            for (int i = 0; i < nm; i++) {
+                int r = hier ? plan->levels[L].groups[g].members[i] : i;
+                member[r] = g;
+                G->child_rep[i] = r;
+                if (L == 0) {
+                    G->child_lev[i] = -1;
+                } else {
+                    const struct sl_group *C = &s->groups[L - 1][lead[r]];
+                    G->child_lev[i] = C->nchild > 1 ? L - 1 : C->child_lev[0];
+                }
+            }
+        }
+        for (int r = 0; r < n;
+             r++) /* the level-L group above r: the one its level-(L-1) group's leader joins */
+            s->grp[L * n + r] =
+                L == 0 ? member[r] : member[plan->levels[L - 1].groups[s->grp[(L - 1) * n + r]].leader];
+        for (int g = 0; g < ng; g++) {
+            struct sl_group *G = &s->groups[L][g];
+            G->sub = malloc(sizeof(int) * (size_t)n);
+            if (!G->sub) goto fail;
+        }
+        for (int r = 0; r < n; r++) { /* ascending r: subtrees come out sorted */
+            struct sl_group *G = &s->groups[L][s->grp[L * n + r]];
+            s->pos[L * n + r] = G->nsub;
+            G->sub[G->nsub++] = r;
+        }
+        for (int g = 0; hier && g < ng; g++)
+            lead[plan->levels[L].groups[g].leader] = g;
+    }
+    for (int r = 0; r < n; r++) {
+        double load = 0;
+        for (int L = 0; L < NL; L++)
+            if (nontrivial(s, L, r)) {
+                load += 1.0 / s->groups[L][s->grp[L * n + r]].nsub;
+                if (r == t->rank) s->mine[s->nmine++] = L;
+            }
+        if (load > s->load) s->load = load;
+    }
+    free(lead);
+    free(member);
+    return s;
+fail:
+    free(lead);
+    free(member);
+    slicing_free(s);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- one call */
+
+/* The first element of slice p of s of a chunk of k elements (slice p ends where p + 1 begins). */
+static size_t lo_of(size_t k, int s, int p)
+{
+    return k * (size_t)p / (size_t)s;
+}
+
+struct call {
+    osmp__coll_t t;
+    const struct osmp__args *a;
+    const struct osmp__slicing *s;
+    size_t K;    /* elements per chunk */
+    uint64_t sc; /* the chunk's first step */
+    int slot;
+    size_t off, k; /* the chunk: first element, elements */
+};
+
+static uint64_t st_partial(const struct call *c, int L)
+{
+    return c->sc + 1 + (uint64_t)L;
+}
+
+static uint64_t st_final(const struct call *c, int L)
+{
+    return L == c->s->nlevels - 1 ? st_partial(c, L) : c->sc + 2 * (uint64_t)c->s->nlevels - (uint64_t)L;
+}
+
+static uint64_t st_done(const struct call *c)
+{
+    return c->sc + 2 * (uint64_t)c->s->nlevels + 1;
+}
+
+/* Where rank y keeps its level-L slice in its down slot (elements): its slices
+ * of lower non-trivial levels come first, each with room for K / |S| + 1. */
+static size_t buf_of(const struct call *c, int L, int y)
+{
+    const struct osmp__slicing *s = c->s;
+    size_t at = 0;
+    for (int l = 0; l < L; l++)
+        if (nontrivial(s, l, y)) at += c->K / (size_t)s->groups[l][s->grp[l * s->size + y]].nsub + 1;
+    return at;
+}
+
+/* Move elements [lo, hi) of the chunk, as held by the owners of level L's
+ * slices in group G (once they have published `step` up or down), into dst
+ * (element lo at dst): copied, or folded in with fn when fold. */
+static int gather(const struct call *c, const struct sl_group *G, int L, int dir, uint64_t step, size_t lo,
+                  size_t hi, char *dst, int fold)
+{
+    osmp__coll_t t = c->t;
     struct osmp__mbox *m = &t->mb;
-    int n = t->size, me = t->rank;
-    size_t esize = a->esize, count = a->count;
-    size_t per_chunk = m->chunk / esize, nchunks = (count + per_chunk - 1) / per_chunk;
-    uint64_t base = osmp__phase(t);
-    for (size_t c = 0; c < nchunks; c++) {
-        uint64_t s1 = base + 2 * c + 1, s2 = s1 + 1;
-        int slot = osmp__mb_ring(m, c);
-        size_t off = c * per_chunk, k = count - off < per_chunk ? count - off : per_chunk;
-        size_t lo = k * (size_t)me / (size_t)n, hi = k * (size_t)(me + 1) / (size_t)n;
-        const char *mine = (const char *)a->in + off * esize;
-        char *up = osmp__mb_claim(m, OSMP__UP, slot, t->peers, n - 1, OSMP__DOWN, s1);
-        if (!up) return m->failed;
-        memcpy(up, mine, lo * esize); /* 1: the others' parts only; I read mine in place */
-        memcpy(up + hi * esize, mine + hi * esize, (k - hi) * esize);
-        osmp__trace_copy(t, me, me, (k - (hi - lo)) * esize);
-        osmp__mb_publish(m, OSMP__UP, s1);
-        char *down = osmp__mb_claim(m, OSMP__DOWN, slot, t->peers, n - 1, OSMP__UP, s2); /* 2 */
-        if (!down) return m->failed;
-        for (int r = 0; r < n; r++) {
-            if (r != me && osmp__mb_wait(m, r, OSMP__UP, s1)) return m->failed;
-            const char *v = (r == me ? mine : osmp__mb_slot(m, r, OSMP__UP, slot)) + lo * esize;
-            if (r == 0)
-                memcpy(down + lo * esize, v, (hi - lo) * esize);
-            else
-                a->fn(down + lo * esize, v, hi - lo);
-            osmp__trace_copy(t, r, me, (hi - lo) * esize);
-        }
-        osmp__trace_reduce(t, (size_t)n * (hi - lo) * esize);
-        osmp__mb_publish(m, OSMP__DOWN, s1);
-        for (int r = 0; r < n; r++) { /* 3 */
-            size_t rlo = k * (size_t)r / (size_t)n, rhi = k * (size_t)(r + 1) / (size_t)n;
-            if (r != me && osmp__mb_wait(m, r, OSMP__DOWN, s1)) return m->failed;
-            memcpy((char *)a->out + (off + rlo) * esize, osmp__mb_slot(m, r, OSMP__DOWN, slot) + rlo * esize,
-                   (rhi - rlo) * esize);
-            osmp__trace_copy(t, r, me, (rhi - rlo) * esize);
-        }
-        osmp__mb_publish(m, OSMP__UP, s2);
+    size_t e = c->a->esize, k = c->k;
+    int p = (int)(lo * (size_t)G->nsub / k); /* the owner of lo, or just before it */
+    while (p + 1 < G->nsub && lo_of(k, G->nsub, p + 1) <= lo)
+        p++;
+    for (; p < G->nsub && lo_of(k, G->nsub, p) < hi; p++) {
+        size_t ylo = lo_of(k, G->nsub, p), yhi = lo_of(k, G->nsub, p + 1);
+        size_t a = ylo > lo ? ylo : lo, b = yhi < hi ? yhi : hi;
+        if (a >= b) continue;
+        int y = G->sub[p];
+        if (y != t->rank && osmp__mb_wait(m, y, dir, step)) return m->failed;
+        const char *src = osmp__mb_slot(m, y, OSMP__DOWN, c->slot) + (buf_of(c, L, y) + a - ylo) * e;
+        if (fold)
+            c->a->fn(dst + (a - lo) * e, src, b - a);
+        else
+            memcpy(dst + (a - lo) * e, src, (b - a) * e);
+        osmp__trace_copy(t, y, t->rank, (b - a) * e);
     }
     return OSMP_OK;
+}
+
+static int chunk_up(const struct call *c)
+{
+    osmp__coll_t t = c->t;
+    struct osmp__mbox *m = &t->mb;
+    const struct osmp__slicing *s = c->s;
+    const struct osmp__args *a = c->a;
+    int me = t->rank, n = t->size;
+    size_t e = a->esize, k = c->k;
+    char *up = osmp__mb_claim(m, OSMP__UP, c->slot, t->peers, n - 1, OSMP__DOWN, st_done(c)); /* 1 */
+    if (!up) return m->failed;
+    char *down = osmp__mb_claim(m, OSMP__DOWN, c->slot, t->peers, n - 1, OSMP__DOWN, st_done(c));
+    if (!down) return m->failed;
+    const char *in = (const char *)a->in + c->off * e;
+    int L0 = s->mine[0];
+    const struct sl_group *G0 = &s->groups[L0][s->grp[L0 * n + me]];
+    size_t lo = lo_of(k, G0->nsub, s->pos[L0 * n + me]), hi = lo_of(k, G0->nsub, s->pos[L0 * n + me] + 1);
+    memcpy(up, in, lo * e); /* the others' slices only: I read mine in place */
+    memcpy(up + hi * e, in + hi * e, (k - hi) * e);
+    osmp__trace_copy(t, me, me, (k - (hi - lo)) * e);
+    osmp__mb_publish(m, OSMP__UP, c->sc);
+
+    for (int i = 0; i < s->nmine; i++) { /* 2 */
+        int L = s->mine[i];
+        const struct sl_group *G = &s->groups[L][s->grp[L * n + me]];
+        lo = lo_of(k, G->nsub, s->pos[L * n + me]);
+        hi = lo_of(k, G->nsub, s->pos[L * n + me] + 1);
+        char *acc = down + buf_of(c, L, me) * e;
+        for (int j = 0; j < G->nchild && hi > lo; j++) {
+            int lev = G->child_lev[j], y = G->child_rep[j];
+            if (lev >= 0) {
+                const struct sl_group *C = &s->groups[lev][s->grp[lev * n + y]];
+                if (gather(c, C, lev, OSMP__UP, st_partial(c, lev), lo, hi, acc, j > 0)) return m->failed;
+                continue;
+            }
+            if (y != me && osmp__mb_wait(m, y, OSMP__UP, c->sc)) return m->failed;
+            const char *v = (y == me ? in : osmp__mb_slot(m, y, OSMP__UP, c->slot)) + lo * e;
+            if (j > 0)
+                a->fn(acc, v, hi - lo);
+            else
+                memcpy(acc, v, (hi - lo) * e);
+            osmp__trace_copy(t, y, me, (hi - lo) * e);
+        }
+        osmp__trace_reduce(t, (size_t)G->nchild * (hi - lo) * e);
+        osmp__mb_publish(m, OSMP__UP, st_partial(c, L));
+    }
+    return OSMP_OK;
+}
+
+static int chunk_down(const struct call *c, int all)
+{
+    osmp__coll_t t = c->t;
+    struct osmp__mbox *m = &t->mb;
+    const struct osmp__slicing *s = c->s;
+    const struct osmp__args *a = c->a;
+    int me = t->rank, n = t->size, NL = s->nlevels;
+    size_t e = a->esize, k = c->k, lo, hi;
+    char *down = osmp__mb_slot(m, me, OSMP__DOWN, c->slot);
+    int L0 = s->mine[0];
+    const struct sl_group *G0 = &s->groups[L0][s->grp[L0 * n + me]];
+    if (all) { /* 3 */
+        for (int i = s->nmine - 2; i >= 0; i--) {
+            int L = s->mine[i], U = s->mine[i + 1];
+            const struct sl_group *G = &s->groups[L][s->grp[L * n + me]];
+            lo = lo_of(k, G->nsub, s->pos[L * n + me]);
+            hi = lo_of(k, G->nsub, s->pos[L * n + me] + 1);
+            const struct sl_group *GU = &s->groups[U][s->grp[U * n + me]];
+            int dir = U == NL - 1 ? OSMP__UP : OSMP__DOWN;
+            if (hi > lo && gather(c, GU, U, dir, st_final(c, U), lo, hi, down + buf_of(c, L, me) * e, 0))
+                return m->failed;
+            osmp__mb_publish(m, OSMP__DOWN, st_final(c, L));
+        }
+        if (gather(c, G0, L0, L0 == NL - 1 ? OSMP__UP : OSMP__DOWN, st_final(c, L0), 0, k,
+                   (char *)a->out + c->off * e, 0))
+            return m->failed;
+    } else if (me == a->root) {
+        const struct sl_group *top = &s->groups[NL - 1][0];
+        if (gather(c, top, NL - 1, OSMP__UP, st_final(c, NL - 1), 0, k, (char *)a->out + c->off * e, 0))
+            return m->failed;
+    }
+    osmp__mb_publish(m, OSMP__DOWN, st_done(c)); /* 4 */
+    return OSMP_OK;
+}
+
+static void at(struct call *c, uint64_t base, uint64_t stride, size_t i)
+{
+    c->sc = base + 1 + i * stride;
+    c->slot = osmp__mb_ring(&c->t->mb, i);
+    c->off = i * c->K;
+    c->k = c->a->count - c->off < c->K ? c->a->count - c->off : c->K;
+}
+
+static int run(osmp__coll_t t, const struct osmp__args *a, int hier, int all)
+{
+    size_t e = a->esize, count = a->count;
+    if (t->size == 1) {
+        if (a->out != a->in) memcpy(a->out, a->in, count * e);
+        osmp__trace_copy(t, 0, 0, a->out != a->in ? count * e : 0);
+        return OSMP_OK;
+    }
+    if (!hier || osmp__flat_team(t)) hier = 0; /* one group either way: share its slicing */
+    if (!t->slicing[hier] && !(t->slicing[hier] = slicing_build(t, hier))) return OSMP_ERR_NO_MEMORY;
+    struct call c = {t, a, t->slicing[hier], 0, 0, 0, 0, 0};
+    struct call d = c;
+    int NL = c.s->nlevels;
+    /* The largest chunk whose slices of every level fit one slot beside each
+     * other (the same on every participant: from the plan). Slots too small
+     * for that leave the reduction to the tree. */
+    size_t C = t->mb.chunk / e;
+    if (C <= (size_t)NL + 1) return all ? osmp__allreduce_tree(t, a) : osmp__reduce_tree(t, a);
+    double fit = (double)(C - (size_t)NL - 1) / c.s->load;
+    c.K = fit >= (double)C ? C : (size_t)fit;
+    if (c.K < 1) c.K = 1;
+    size_t nchunks = (count + c.K - 1) / c.K;
+    uint64_t stride = 2 * (uint64_t)NL + 2;
+    if (nchunks >= (OSMP__PHASE_STEPS - 1) / stride) return OSMP_ERR_RANGE;
+    /* Down steps run `lag` chunks behind the up steps, so that a participant
+     * folds the next chunks while the top level finishes this one. A slot is
+     * claimed again `depth` chunks later, after the down steps that free it. */
+    size_t lag = (size_t)(t->mb.depth / 2);
+    if (lag > nchunks) lag = nchunks;
+    uint64_t base = osmp__phase(t);
+    d.K = c.K;
+    for (size_t i = 0; i < nchunks + lag; i++) {
+        if (i < nchunks && (at(&c, base, stride, i), chunk_up(&c))) return t->mb.failed;
+        if (i >= lag && (at(&d, base, stride, i - lag), chunk_down(&d, all))) return t->mb.failed;
+    }
+    return OSMP_OK;
+}
+
+int osmp__allreduce_sliced(osmp__coll_t t, const struct osmp__args *a)
+{
+    return run(t, a, 0, 1);
+}
+
+int osmp__allreduce_hsliced(osmp__coll_t t, const struct osmp__args *a)
+{
+    return run(t, a, 1, 1);
+}
+
+int osmp__reduce_sliced(osmp__coll_t t, const struct osmp__args *a)
+{
+    return run(t, a, 0, 0);
+}
+
+int osmp__reduce_hsliced(osmp__coll_t t, const struct osmp__args *a)
+{
+    return run(t, a, 1, 0);
 }
