@@ -59,9 +59,10 @@ struct osmp__tree {
     int *before_nsub; /* [nbefore]: ranks in each of their subtrees, in order */
 };
 
-#define OSMP__MAX_ARRANGEMENTS 6
+#define OSMP__MAX_ARRANGEMENTS 16
 struct osmp__arrangement {
     int radix;                 /* 0: flat, k > 0: k-ary, OSMP__RADIX_MST */
+    const char *hierarchy;     /* the spec its trees follow (OSMP_HIERARCHY_<OP>) */
     struct osmp__tree **trees; /* [root], built on first use */
 };
 
@@ -85,8 +86,13 @@ struct osmp__coll {
     struct osmp__mbox mb; /* the data path */
     const int *cores;     /* every rank's core, for trees built from the plan */
     osmp_topo_t topo;
-    const char *hierarchy;
-    const struct osmp_plan *plan; /* root 0 */
+    const char *hierarchy;        /* the spec of the collective running (see op_plan) */
+    const struct osmp_plan *plan; /* its plan, root 0 */
+    /* OSMP_HIERARCHY_<OP>: a collective's own spec and plan (NULL: the team's).
+     * osmp__run puts them in hierarchy and plan while that collective runs, so
+     * its algorithms, their trees and its selection row follow them. */
+    const char *op_hierarchy[OSMP_COLL_COUNT];
+    const struct osmp_plan *op_plan[OSMP_COLL_COUNT];
     const int *peers;             /* every rank but mine, ascending */
 
     uint64_t step;          /* first step of the next phase; the same on every participant */

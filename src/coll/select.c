@@ -216,8 +216,18 @@ static unsigned shape_of(osmp__coll_t t)
 
 void osmp__select_init(osmp__coll_t t, const struct osmp__choice forced[OSMP_COLL_COUNT])
 {
-    unsigned shape = shape_of(t);
-    for (int c = 0; c < OSMP_COLL_COUNT; c++)
+    unsigned team_shape = shape_of(t);
+    const struct osmp_plan *team_plan = t->plan;
+    const char *team_spec = t->hierarchy;
+    for (int c = 0; c < OSMP_COLL_COUNT; c++) {
+        unsigned shape = team_shape;
+        if (t->op_plan[c]) { /* a collective with its own spec: its own shape */
+            t->plan = t->op_plan[c];
+            t->hierarchy = t->op_hierarchy[c];
+            shape = shape_of(t);
+            t->plan = team_plan;
+            t->hierarchy = team_spec;
+        }
         for (int sz = 0; sz < OSMP__NSIZES; sz++)
             for (int sc = 0; sc < 2; sc++) {
                 struct osmp__choice *ch = &t->choice[c][sz][sc];
@@ -235,6 +245,7 @@ void osmp__select_init(osmp__coll_t t, const struct osmp__choice forced[OSMP_COL
                     }
                 }
             }
+    }
 }
 
 int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a)
@@ -251,7 +262,16 @@ int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a)
     const struct osmp__choice *ch = &t->choice[c][sz][a->single_copy];
     a->radix = ch->radix;
     if (__builtin_expect(t->trace != NULL, 0)) osmp__trace_alg_(t->trace, ch->alg->name, ch->radix, a->root, bytes);
-    return ch->alg->run(t, a);
+    if (__builtin_expect(t->op_plan[c] == NULL, 1)) return ch->alg->run(t, a);
+    /* Its own spec while it runs; a composition's parts set theirs in turn. */
+    const struct osmp_plan *plan = t->plan;
+    const char *spec = t->hierarchy;
+    t->plan = t->op_plan[c];
+    t->hierarchy = t->op_hierarchy[c];
+    int rc = ch->alg->run(t, a);
+    t->plan = plan;
+    t->hierarchy = spec;
+    return rc;
 }
 
 void osmp__algs_print(FILE *f)

@@ -160,13 +160,14 @@ const struct osmp__tree *osmp__tree_get(osmp__coll_t t, int radix, int root)
 {
     struct osmp__arrangement *a = NULL;
     for (int i = 0; i < t->narr; i++)
-        if (t->arr[i].radix == radix) a = &t->arr[i];
+        if (t->arr[i].radix == radix && t->arr[i].hierarchy == t->hierarchy) a = &t->arr[i];
     if (!a) {
         if (t->narr == OSMP__MAX_ARRANGEMENTS) return NULL;
         a = &t->arr[t->narr];
         a->trees = calloc((size_t)t->size, sizeof(*a->trees));
         if (!a->trees) return NULL;
         a->radix = radix;
+        a->hierarchy = t->hierarchy;
         t->narr++;
     }
     int mst = radix == OSMP__RADIX_MST && t->size <= OSMP__GRAPH_RANKS_MAX;

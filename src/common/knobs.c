@@ -18,6 +18,10 @@ static const struct {
     {"OSMP_" #NAME "_ALG", "auto", #name ": auto (the selection table) or an algorithm osmp-topo --algorithms lists"},
         OSMP_COLL_MAP(OSMP__KNOB_ALG_ROW)
 #undef OSMP__KNOB_ALG_ROW
+#define OSMP__KNOB_HIER_ROW(NAME, name, flags)                                                               \
+    {"OSMP_HIERARCHY_" #NAME, "", #name ": its own hierarchy spec (empty: OSMP_HIERARCHY's)"},
+            OSMP_COLL_MAP(OSMP__KNOB_HIER_ROW)
+#undef OSMP__KNOB_HIER_ROW
 };
 _Static_assert(sizeof(table) / sizeof(table[0]) == OSMP_KNOB_COUNT, "one row per knob");
 

@@ -36,7 +36,8 @@
                              "inter-node path on one machine)")
 
 /* After them, one OSMP_<OP>_ALG per collective of OSMP_COLL_MAP (osmp.h), whose
- * values are the names in that collective's algorithm table (coll/select.c). */
+ * values are the names in that collective's algorithm table (coll/select.c),
+ * then one OSMP_HIERARCHY_<OP>: the spec that collective plans with. */
 enum osmp_knob {
 #define OSMP__KNOB_ENUM(name, dflt, doc) OSMP_KNOB_##name,
     OSMP_KNOB_MAP(OSMP__KNOB_ENUM)
@@ -44,9 +45,13 @@ enum osmp_knob {
 #define OSMP__KNOB_ALG_ENUM(NAME, name, flags) OSMP_KNOB_##NAME##_ALG,
         OSMP_COLL_MAP(OSMP__KNOB_ALG_ENUM)
 #undef OSMP__KNOB_ALG_ENUM
-            OSMP_KNOB_COUNT
+#define OSMP__KNOB_HIER_ENUM(NAME, name, flags) OSMP_KNOB_HIERARCHY_##NAME,
+            OSMP_COLL_MAP(OSMP__KNOB_HIER_ENUM)
+#undef OSMP__KNOB_HIER_ENUM
+                OSMP_KNOB_COUNT
 };
 #define OSMP_KNOB_ALG(coll) ((enum osmp_knob)(OSMP_KNOB_BARRIER_ALG + (int)(coll)))
+#define OSMP_KNOB_HIERARCHY_OF(coll) ((enum osmp_knob)(OSMP_KNOB_HIERARCHY_BARRIER + (int)(coll)))
 
 /* The value (environment or default); never NULL. */
 const char *osmp__knob_str(enum osmp_knob k);

@@ -22,6 +22,7 @@
  * the team (liveness.c) for as long as the team exists.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -93,6 +94,7 @@ static int current_core(osmp_topo_t topo)
 struct boot1 {
     int32_t status, core, pid, single_copy_mode; /* mode: 0 none, 1 auto, 2 required */
     int32_t check_args, pad;
+    uint64_t op_specs; /* a hash of the participant's OSMP_HIERARCHY_<OP> (they must agree) */
     uint64_t probe_addr, chunk, depth, single_copy_min, step_start;
     /* OSMP_<OP>_ALG as an index into the collective's table (-1: auto) and a radix */
     int16_t alg[OSMP_COLL_COUNT], radix[OSMP_COLL_COUNT];
@@ -166,6 +168,37 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy)
     return osmp__trace_base(osmp__knob_str(OSMP_KNOB_TRACE), b->trace, sizeof(b->trace));
 }
 
+/* This participant's OSMP_HIERARCHY_<OP> specs into t (those set), and a hash
+ * of all of them: every participant reads its own environment, and creation
+ * fails unless the hashes agree (the specs would not fit the bootstrap record). */
+static int read_op_specs(struct osmp__team *t, uint64_t *hash)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (int c = 0; c < OSMP_COLL_COUNT; c++) {
+        const char *v = osmp__knob_str(OSMP_KNOB_HIERARCHY_OF(c));
+        for (const char *x = v;; x++) {
+            h = (h ^ (unsigned char)*x) * 1099511628211ULL;
+            if (!*x) break;
+        }
+        if (!*v) continue;
+        char err[200];
+        struct osmp_spec_level lv[OSMP_SPEC_MAX_LEVELS];
+        int nl;
+        if (strlen(v) >= 128 || (strcmp(v, "auto") != 0 && osmp_spec_parse(v, lv, &nl, err, sizeof(err)))) {
+            char why[300];
+            char name[32];
+            snprintf(name, sizeof(name), "%s", osmp_coll_name((osmp_coll_t)c));
+            for (char *x = name; *x; x++) *x = (char)toupper((unsigned char)*x);
+            snprintf(why, sizeof(why), "OSMP_HIERARCHY_%s: %s", name, strlen(v) >= 128 ? "spec too long" : err);
+            report_knob(why);
+            return OSMP_ERR_SPEC;
+        }
+        if (!(t->op_hierarchy[c] = strdup(v))) return OSMP_ERR_NO_MEMORY;
+    }
+    *hash = h;
+    return OSMP_OK;
+}
+
 /* Records of team creation are small; this bounds them. */
 #define THREAD_RV_MAXLEN OSMP__RV_RECORD_MAX
 _Static_assert(sizeof(struct boot1) <= OSMP__RV_RECORD_MAX, "bootstrap record fits the rendezvous");
@@ -206,6 +239,10 @@ static void free_team(osmp__team_t t)
     for (int r = 0; t->watching && r < t->coll.size; r++)
         if (!t->local[r]) osmp__live_unwatch(t->pids[r]);
     osmp_plan_destroy(t->plan);
+    for (int c = 0; c < OSMP_COLL_COUNT; c++) {
+        osmp_plan_destroy(t->op_plan[c]);
+        free(t->op_hierarchy[c]);
+    }
     free(t->pids);
     free(t->peers);
     free(t->local);
@@ -250,6 +287,10 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, osmp_topo_t topo)
     c->topo = topo;
     c->hierarchy = t->hierarchy;
     c->plan = t->plan;
+    for (int k = 0; k < OSMP_COLL_COUNT; k++) {
+        c->op_hierarchy[k] = t->op_hierarchy[k];
+        c->op_plan[k] = t->op_plan[k];
+    }
     c->peers = t->peers;
     c->step = r0->step_start;
     c->single_copy_min = r0->single_copy_min;
@@ -294,6 +335,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     mine.probe_addr = (uint64_t)(uintptr_t)&probe_word;
     mine.core = core_of(p, topo);
     if ((mine.core < 0 || mine.core >= osmp_topo_ncores(topo)) && !mine.status) mine.status = OSMP_ERR_RANGE;
+    if (!mine.status) mine.status = read_op_specs(t, &mine.op_specs);
     void *seg = NULL;
     size_t seg_size = 0;
     if (p->rank == 0 && !mine.status) { /* 1 */
@@ -314,6 +356,11 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     else
         orc = p->oob_allgather(p->oob_ctx, &mine, all1, sizeof(mine)); /* 2 */
     rc = orc ? oob_status(orc) : worst(&all1[0].status, p->size, sizeof(*all1));
+    for (int r = 1; !rc && r < p->size; r++)
+        if (all1[r].op_specs != all1[0].op_specs) {
+            if (p->rank == 0) report_knob("OSMP_HIERARCHY_<OP> differs between the participants of a team");
+            rc = OSMP_ERR_KNOB;
+        }
     if (rc) {
         if (seg && p->size > 1) {
             osmp__seg_unlink(mine.seg_name);
@@ -385,6 +432,8 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     t->coll.single_copy = r0->single_copy_mode && readable;
     if (!rc && r0->single_copy_mode == 2 && !readable) rc = OSMP_ERR_UNSUPPORTED;
     if (!rc) rc = osmp_plan_create(topo, t->cores, p->size, t->hierarchy, 0, &t->plan);
+    for (int c = 0; c < OSMP_COLL_COUNT && !rc; c++)
+        if (t->op_hierarchy[c]) rc = osmp_plan_create(topo, t->cores, p->size, t->op_hierarchy[c], 0, &t->op_plan[c]);
     if (!rc) rc = init_coll(t, r0, topo);
     if (rc) goto fail;
     free(all1);

@@ -21,6 +21,9 @@ struct osmp__team {
     int *peers;
     char hierarchy[128];
     struct osmp_plan *plan; /* root 0 */
+    /* OSMP_HIERARCHY_<OP>: the collectives that plan with a spec of their own. */
+    char *op_hierarchy[OSMP_COLL_COUNT];
+    struct osmp_plan *op_plan[OSMP_COLL_COUNT];
     size_t seg_size;
     int seg_private; /* a team of one keeps its region in private memory */
 

@@ -83,6 +83,20 @@ def case_bcast_opteron_mst(tools):
         check(f"{what}: 7 package crossings", c["cross"]["package"] == 7 * MIB, c["cross"]["package"])
 
 
+def case_hierarchy_per_op(tools):
+    # OSMP_HIERARCHY_BCAST=flat: the broadcast plans with one group (the root
+    # feeds all 47, 42 of them on other packages); allreduce keeps the team's.
+    env = {"OSMP_HIERARCHY_BCAST": "flat"}
+    c = run_case(tools, OPTERON48, CROSS48, "bcast", MIB, env=env)
+    check("bcast planned flat: 42 package crossings from the root", c["cross"]["package"] == 42 * MIB,
+          c["cross"]["package"])
+    check("bcast planned flat: the root feeds all 47", c["busiest_source"] == {"rank": 0, "bytes": 47 * MIB},
+          c["busiest_source"])
+    c = run_case(tools, OPTERON48, CROSS48, "allreduce", MIB, env=env)
+    check("allreduce keeps the team's plan (hsliced: 14 MiB across packages)",
+          c["alg"] == "hsliced" and c["cross"]["package"] == 14 * MIB, (c["alg"], c["cross"]["package"]))
+
+
 def case_allgather_opteron(tools):
     b = 64 * 1024
     c = run_case(tools, OPTERON48, CROSS48, "allgather", b)
@@ -170,6 +184,7 @@ CASES = {
     "bcast-opteron48": case_bcast_opteron,
     "bcast-opteron48-root21": case_bcast_opteron_root,
     "bcast-opteron48-mst": case_bcast_opteron_mst,
+    "hierarchy-per-op": case_hierarchy_per_op,
     "allgather-opteron48": case_allgather_opteron,
     "allreduce-opteron48": case_allreduce_opteron,
     "gather-opteron48": case_gather_opteron,

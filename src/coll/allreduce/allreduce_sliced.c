@@ -85,6 +85,7 @@ struct sl_group {
 
 /* The slicing of one view of the team (one group, or the plan's levels). */
 struct osmp__slicing {
+    const struct osmp_plan *plan; /* built from (NULL: one group) */
     int nlevels, size;
     int *ngroups;
     struct sl_group **groups; /* [level][group] */
@@ -134,6 +135,7 @@ static struct osmp__slicing *slicing_build(osmp__coll_t t, int hier)
     struct osmp__slicing *s = calloc(1, sizeof(*s));
     if (!s) return NULL;
     s->nlevels = NL;
+    s->plan = hier ? plan : NULL;
     s->size = n;
     s->ngroups = calloc((size_t)NL, sizeof(int));
     s->groups = calloc((size_t)NL, sizeof(*s->groups));
@@ -375,6 +377,10 @@ static int run(osmp__coll_t t, const struct osmp__args *a, int hier, int all)
         return OSMP_OK;
     }
     if (!hier || osmp__flat_team(t)) hier = 0; /* one group either way: share its slicing */
+    if (hier && t->slicing[1] && t->slicing[1]->plan != t->plan) { /* reduce and allreduce with specs of their own */
+        slicing_free(t->slicing[1]);
+        t->slicing[1] = NULL;
+    }
     if (!t->slicing[hier] && !(t->slicing[hier] = slicing_build(t, hier))) return OSMP_ERR_NO_MEMORY;
     struct call c = {t, a, t->slicing[hier], 0, 0, 0, 0, 0};
     struct call d = c;
