@@ -83,16 +83,20 @@ static struct call *call_at(struct trace *t, uint64_t k)
     return c;
 }
 
+static FILE *open_rank(const char *prefix, int r, char *name, size_t len, char *err, size_t errlen)
+{
+    snprintf(name, len, "%s.%d.jsonl", prefix, r);
+    FILE *f = fopen(name, "r");
+    if (!f) snprintf(err, errlen, "cannot read %s: %s", name, strerror(errno));
+    return f;
+}
+
 /* One participant's file: its copies, reductions and calls. */
 static int read_rank(struct trace *t, osmp_topo_t topo, const char *prefix, int r, char *err, size_t errlen)
 {
     char name[4200], line[512];
-    snprintf(name, sizeof(name), "%s.%d.jsonl", prefix, r);
-    FILE *f = fopen(name, "r");
-    if (!f) {
-        snprintf(err, errlen, "cannot read %s: %s", name, strerror(errno));
-        return -1;
-    }
+    FILE *f = open_rank(prefix, r, name, sizeof(name), err, errlen);
+    if (!f) return -1;
     uint64_t lineno = 0;
     int rc = 0;
     while (!rc && fgets(line, sizeof(line), f)) {
@@ -149,12 +153,8 @@ static int read_cores(struct trace *t, osmp_topo_t topo, const char *prefix, cha
 {
     for (int r = 0; r == 0 || r < t->n; r++) {
         char name[4200], line[512];
-        snprintf(name, sizeof(name), "%s.%d.jsonl", prefix, r);
-        FILE *f = fopen(name, "r");
-        if (!f) {
-            snprintf(err, errlen, "cannot read %s: %s", name, strerror(errno));
-            return -1;
-        }
+        FILE *f = open_rank(prefix, r, name, sizeof(name), err, errlen);
+        if (!f) return -1;
         uint64_t rank, size, core;
         int ok = fgets(line, sizeof(line), f) && !get_u64(line, "rank", &rank) && !get_u64(line, "size", &size) &&
                  !get_u64(line, "core", &core) && rank == (uint64_t)r && size >= 1 && size <= 1 << 20;
