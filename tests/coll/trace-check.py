@@ -93,6 +93,19 @@ def case_allgather_opteron(tools):
     check("auto chose the ring", c["alg"] == "ring", c["alg"])
 
 
+def case_reduce_scatter_opteron(tools):
+    # Each block's partial sum passes 47 of the 48 ring edges, 8 of which cross
+    # packages: one reduce per block along a tree would cross 7 times per block,
+    # but with the tree's members working and the rest idle, block after block.
+    b = 64 * 1024
+    c = run_case(tools, OPTERON48, CROSS48, "reduce_scatter_block", b)
+    check("reduce_scatter_block moves at most 8*47*B across packages", c["cross"]["package"] <= 8 * 47 * b,
+          f'{c["cross"]["package"]} <= {8 * 47 * b}')
+    check("every rank receives 47 partial sums of B bytes exactly once", all(v == 47 * b for v in c["received"]),
+          c["received"])
+    check("auto chose the ring", c["alg"] == "ring", c["alg"])
+
+
 def case_allreduce_opteron(tools):
     c = run_case(tools, OPTERON48, CROSS48, "allreduce", MIB)
     check("1 MiB allreduce moves at most 16 MiB across packages", c["cross"]["package"] <= 16 * MIB,
@@ -140,6 +153,7 @@ CASES = {
     "bcast-opteron48-root21": case_bcast_opteron_root,
     "bcast-opteron48-mst": case_bcast_opteron_mst,
     "allgather-opteron48": case_allgather_opteron,
+    "reduce_scatter-opteron48": case_reduce_scatter_opteron,
     "allreduce-opteron48": case_allreduce_opteron,
     "gather-opteron48": case_gather_opteron,
 }
