@@ -46,7 +46,8 @@ int osmp__reduce_scatter_block_ring(osmp__coll_t t, const struct osmp__args *a);
  * floating-point result is the same on every run (and differs from rank order
  * only in rounding). In place, my result overwrites the start of my buffer,
  * input block 0, whose chunk c is read at a step k < n-1 of chunk c, before my
- * own chunk c lands there (the entry point copies when counts differ).
+ * own chunk c lands there (rank 0: its own block, combined where it lies; the
+ * entry point copies the input when counts differ).
  * Single copy would save only the first hop of each block (the partial sums
  * exist in the slots only), so the ring always goes through the slots.
  */
@@ -59,7 +60,8 @@ int osmp__reduce_scatter_block_ring(osmp__coll_t t, const struct osmp__args *a)
     char *out = a->out;
     const int *ring = osmp__ring_get(t);
     if (!ring) return OSMP_ERR_NO_MEMORY;
-    /* reduce_scatter: block r follows the blocks before it */
+    /* reduce_scatter gives counts only: its blocks lie back to back, and the
+     * ring visits them out of order, once per chunk */
     const size_t *displs = a->displs;
     if (a->counts && !displs) {
         size_t *d = osmp__displs_get(t);
@@ -93,12 +95,10 @@ int osmp__reduce_scatter_block_ring(osmp__coll_t t, const struct osmp__args *a)
                 if (osmp__mb_wait(m, pred, OSMP__DOWN, base + j)) return m->failed;
                 partial = osmp__mb_slot(m, pred, (j - 1) % 2 ? OSMP__UP : OSMP__DOWN, osmp__mb_ring(m, (j - 1) / 2));
             }
-            char *dst = out + off * e; /* 2 */
-            if (k < n - 1) {
-                dst = osmp__mb_claim(m, j % 2 ? OSMP__UP : OSMP__DOWN, osmp__mb_ring(m, j / 2), &succ, 1, OSMP__UP,
-                                     base + 1 + j);
-                if (!dst) return m->failed;
-            }
+            char *dst = k < n - 1 ? osmp__mb_claim(m, j % 2 ? OSMP__UP : OSMP__DOWN, osmp__mb_ring(m, j / 2), &succ,
+                                                   1, OSMP__UP, base + 1 + j)
+                                  : out + off * e; /* 2 (reached with elements of mine only: out may be NULL) */
+            if (!dst) return m->failed;
             const char *x = in + ((displs ? displs[b] : (size_t)b * a->count) + off) * e;
             if (dst != x) { /* 3 */
                 memcpy(dst, x, len * e);
