@@ -104,6 +104,7 @@ struct osmp__coll {
     struct osmp__arrangement arr[OSMP__MAX_ARRANGEMENTS];
     int narr;
     int *ring; /* the distance-aware ring (plan/graph.c) from rank 0, built on first use */
+    size_t *displs; /* [size] block displacements for reduce_scatter's ring (its calls give counts only) */
     struct osmp__trace *trace; /* OSMP_TRACE (coll/trace.h), NULL when off */
     struct osmp__slicing *slicing[2]; /* sliced reductions: [0] one group, [1] the plan's levels; built on first use */
 };
@@ -219,7 +220,10 @@ const struct osmp__tree *osmp__tree_get(osmp__coll_t t, int radix, int root);
 /* The distance-aware ring: ring[i] is the rank i hops after rank 0 (ring[0] = 0),
  * built on first use; NULL on no memory. */
 const int *osmp__ring_get(osmp__coll_t t);
-/* Frees the trees and the ring. */
+/* Room for one displacement per rank, allocated on first use (before the
+ * caller's first step, as the ring); NULL on no memory. */
+size_t *osmp__displs_get(osmp__coll_t t);
+/* Frees the trees, the ring and the displacements. */
 void osmp__trees_free(osmp__coll_t t);
 
 /* Algorithms that other collectives compose (each in its own <op>_<alg>.c). */

@@ -67,19 +67,24 @@ static const struct {
     {OSMP_COLL_ALLGATHER, ANY_SIZE, ANY_SHAPE, "gather_bcast", 0},
     {OSMP_COLL_SCATTER, ANY_SIZE, HIER, "hier", 0},
     {OSMP_COLL_SCATTER, ANY_SIZE, ANY_SHAPE, "direct", 0},
+    /* Large blocks: every rank adds its contribution to one block per step, all
+     * at once, where one reduce per block runs the blocks one after another. */
+    {OSMP_COLL_REDUCE_SCATTER_BLOCK, LARGE, ANY_SHAPE, "ring", 0},
     {OSMP_COLL_REDUCE_SCATTER_BLOCK, ANY_SIZE, ANY_SHAPE, "reduces", 0},
     /* Several top domains: spread the cross-domain reads over the rounds. */
     {OSMP_COLL_ALLTOALL, ANY_SIZE, HIER, "distance", 0},
     {OSMP_COLL_ALLTOALL, ANY_SIZE, ANY_SHAPE, "pairwise", 0},
     {OSMP_COLL_ALLTOALL, ANY_SIZE, ANY_SHAPE, "scatters", 0},
     /* The vector variants: one algorithm for every size (ranks see different
-     * counts, so a row by size could split the team between algorithms; their
-     * rings are there to be forced). */
+     * counts, so a row by size could split the team between algorithms; the
+     * allgatherv ring is there to be forced). Reduce_scatter takes its ring at
+     * every size: n-1 hops in all, where n reduces one after another cost a
+     * tree's depth each, and every rank combines a block at every step. */
     {OSMP_COLL_GATHERV, ANY_SIZE, ANY_SHAPE, "direct", 0},
     {OSMP_COLL_SCATTERV, ANY_SIZE, ANY_SHAPE, "direct", 0},
     {OSMP_COLL_ALLGATHERV, ANY_SIZE, ANY_SHAPE, "gatherv_bcast", 0},
     {OSMP_COLL_ALLTOALLV, ANY_SIZE, ANY_SHAPE, "scatters", 0},
-    {OSMP_COLL_REDUCE_SCATTER, ANY_SIZE, ANY_SHAPE, "reduces", 0},
+    {OSMP_COLL_REDUCE_SCATTER, ANY_SIZE, ANY_SHAPE, "ring", 0},
     {OSMP_COLL_SCAN, ANY_SIZE, ANY_SHAPE, "chain", 0},
     {OSMP_COLL_EXSCAN, ANY_SIZE, ANY_SHAPE, "chain", 0},
 };

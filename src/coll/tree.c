@@ -193,6 +193,12 @@ const int *osmp__ring_get(osmp__coll_t t)
     return t->ring = ring;
 }
 
+size_t *osmp__displs_get(osmp__coll_t t)
+{
+    if (!t->displs) t->displs = malloc(sizeof(size_t) * (size_t)t->size);
+    return t->displs;
+}
+
 void osmp__trees_free(osmp__coll_t t)
 {
     for (int i = 0; i < t->narr; i++) {
@@ -203,6 +209,8 @@ void osmp__trees_free(osmp__coll_t t)
     t->narr = 0;
     free(t->ring);
     t->ring = NULL;
+    free(t->displs);
+    t->displs = NULL;
 }
 
 /* ---------------------------------------------------------------- passes */

@@ -107,6 +107,19 @@ def case_allgather_opteron(tools):
     check("auto chose the ring", c["alg"] == "ring", c["alg"])
 
 
+def case_reduce_scatter_opteron(tools):
+    # Each block's partial sum passes 47 of the 48 ring edges, 8 of which cross
+    # packages: one reduce per block along a tree would cross 7 times per block,
+    # but with the tree's members working and the rest idle, block after block.
+    b = 64 * 1024
+    c = run_case(tools, OPTERON48, CROSS48, "reduce_scatter_block", b)
+    check("reduce_scatter_block moves at most 8*47*B across packages", c["cross"]["package"] <= 8 * 47 * b,
+          f'{c["cross"]["package"]} <= {8 * 47 * b}')
+    check("every rank receives 47 partial sums of B bytes exactly once", all(v == 47 * b for v in c["received"]),
+          c["received"])
+    check("auto chose the ring", c["alg"] == "ring", c["alg"])
+
+
 def case_allreduce_opteron(tools):
     c = run_case(tools, OPTERON48, CROSS48, "allreduce", MIB)
     check("1 MiB allreduce moves at most 16 MiB across packages", c["cross"]["package"] <= 16 * MIB,
@@ -157,15 +170,18 @@ FORCED = {
     "forced-48-opteron": (48, OPTERON48, ["--cores", CROSS48],
                           dict(SC0, OSMP_BCAST_ALG="mst", OSMP_GATHER_ALG="hier", OSMP_SCATTER_ALG="hier",
                                OSMP_ALLGATHER_ALG="ring", OSMP_ALLTOALL_ALG="distance", OSMP_ALLREDUCE_ALG="hsliced",
-                               OSMP_REDUCE_ALG="hsliced"), 1001,
+                               OSMP_REDUCE_ALG="hsliced", OSMP_REDUCE_SCATTER_BLOCK_ALG="reduces"), 1001,
                           {"bcast": "mst", "gather": "hier", "scatter": "hier", "allgather": "ring",
-                           "alltoall": "distance", "allreduce": "hsliced", "reduce": "hsliced"}),
+                           "alltoall": "distance", "allreduce": "hsliced", "reduce": "hsliced",
+                           "reduce_scatter_block": "reduces"}),
     "forced-96-x3950": (96, ["--topology", "{T}/ibm-x3950-16pkg-96.xml"], ["--bind", "random:11"],
                         dict(OSMP_BCAST_ALG="kary:3", OSMP_GATHER_ALG="direct", OSMP_SCATTER_ALG="direct",
                              OSMP_ALLGATHER_ALG="gather_bcast", OSMP_ALLTOALL_ALG="scatters",
-                             OSMP_REDUCE_ALG="kary:2", OSMP_ALLREDUCE_ALG="hsliced"), 65541,
+                             OSMP_REDUCE_ALG="kary:2", OSMP_ALLREDUCE_ALG="hsliced",
+                             OSMP_REDUCE_SCATTER_BLOCK_ALG="ring"), 65541,
                         {"bcast": "kary:3", "gather": "direct", "scatter": "direct", "allgather": "gather_bcast",
-                         "alltoall": "scatters", "reduce": "kary:2", "allreduce": "hsliced"}),
+                         "alltoall": "scatters", "reduce": "kary:2", "allreduce": "hsliced",
+                         "reduce_scatter_block": "ring"}),
     "forced-192-milan": (192, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "random:5"],
                          dict(SC0, OSMP_BCAST_ALG="flat", OSMP_ALLTOALL_ALG="pairwise", OSMP_ALLGATHER_ALG="ring",
                               OSMP_GATHER_ALG="hier", OSMP_ALLREDUCE_ALG="kary:4"), 8,
@@ -175,9 +191,9 @@ FORCED = {
                                         dict(OSMP_CHUNK_SIZE="256", OSMP_PIPELINE_DEPTH="2", OSMP_BCAST_ALG="mst",
                                              OSMP_ALLGATHER_ALG="ring", OSMP_SCATTER_ALG="hier",
                                              OSMP_GATHER_ALG="hier", OSMP_ALLREDUCE_ALG="flat",
-                                             OSMP_REDUCE_ALG="sliced"), 3001,
+                                             OSMP_REDUCE_ALG="sliced", OSMP_REDUCE_SCATTER_BLOCK_ALG="ring"), 3001,
                                         {"bcast": "mst", "allgather": "ring", "scatter": "hier", "gather": "hier",
-                                         "allreduce": "flat", "reduce": "sliced"}),
+                                         "allreduce": "flat", "reduce": "sliced", "reduce_scatter_block": "ring"}),
 }
 
 CASES = {
@@ -186,6 +202,7 @@ CASES = {
     "bcast-opteron48-mst": case_bcast_opteron_mst,
     "hierarchy-per-op": case_hierarchy_per_op,
     "allgather-opteron48": case_allgather_opteron,
+    "reduce_scatter-opteron48": case_reduce_scatter_opteron,
     "allreduce-opteron48": case_allreduce_opteron,
     "gather-opteron48": case_gather_opteron,
 }

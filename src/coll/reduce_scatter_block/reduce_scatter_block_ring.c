@@ -1,0 +1,117 @@
+/*
+ * Ring reduce_scatter_block and reduce_scatter over the distance-aware ring
+ * (plan/graph.c; teams above OSMP__GRAPH_RANKS_MAX: rank order): the partial
+ * sum of each block travels once around the ring, from the owner's successor
+ * to the owner, and every rank on the way adds its own contribution. Each byte
+ * of each block crosses n-1 of the n ring edges once, and the clustered ring
+ * enters and leaves each domain once, so the bytes crossing packages are at
+ * most (#packages) x (n-1) x block, against one reduce per block that leaves
+ * all but the tree's members idle. Every rank knows every block's count
+ * (reduce_scatter: recvcounts), so all agree on the steps.
+ */
+#include <string.h>
+
+#include "coll/coll.h"
+
+int osmp__reduce_scatter_block_ring(osmp__coll_t t, const struct osmp__args *a);
+
+/*
+ * Protocol. Ring position p, predecessor ring[p-1], successor ring[p+1]. The
+ * block of the rank at position q starts at q+1 and reaches q after n-1 hops:
+ * at step k (0 <= k < n-1) position p passes on block ring[p-1-k], and in the
+ * last step (k = n-1) it receives its own. Chunks of `chunk` bytes (whole
+ * elements) are the unit; chunk c of step k is item j = c*(n-1) + k, published
+ * as step base+1+j. Items run chunk by chunk (all steps of chunk c, then
+ * chunk c+1), so a rank reads the item its predecessor wrote just before: the
+ * partial sums rest in the slots only, and alternating the two directions' slot
+ * rings (item j: direction j % 2, slot (j / 2) % depth) keeps two slots between
+ * a writer and its reader even at depth 1, where one would deadlock the ring
+ * (everyone holding a full slot, waiting for its successor to empty one).
+ * Chunks past the end of a block are skipped by both ends (they know its count).
+ *   per chunk c, for k = 0 .. n-1 (block b = ring[p-1-k]; b = me at k = n-1):
+ *   1. k > 0: wait for the predecessor's item j-1 (chunk c of block b, combined
+ *      over the ranks from b's successor up to my predecessor);
+ *   2. the destination: k < n-1 my slot for item j, claimed once the successor
+ *      has published up for its previous content; k = n-1 my output;
+ *   3. copy chunk c of my input block b there (nothing to copy where it is
+ *      already: the in-place block 0 of rank 0), then, k > 0, combine the
+ *      predecessor's partial sum into it: dst = mine op partial;
+ *   4. k < n-1: publish down base+1+j; k > 0: publish up base+j (the
+ *      predecessor's slot is free again).
+ * Order of combination: block q is folded in ring order starting after its
+ * owner, each rank putting its own contribution on the left:
+ *   x[q] op (x[q-1] op (... op (x[q+2] op x[q+1])))   (positions on the ring)
+ * which for the commutative operations is bitwise the left fold x[q+1] op
+ * x[q+2] op ... op x[q]. It depends on the team and its placement only, so a
+ * floating-point result is the same on every run (and differs from rank order
+ * only in rounding). In place, my result overwrites the start of my buffer,
+ * input block 0, whose chunk c is read at a step k < n-1 of chunk c, before my
+ * own chunk c lands there (rank 0: its own block, combined where it lies; the
+ * entry point copies the input when counts differ).
+ * Single copy would save only the first hop of each block (the partial sums
+ * exist in the slots only), so the ring always goes through the slots.
+ */
+int osmp__reduce_scatter_block_ring(osmp__coll_t t, const struct osmp__args *a)
+{
+    struct osmp__mbox *m = &t->mb;
+    int n = t->size, me = t->rank;
+    size_t e = a->esize, per = m->chunk / e;
+    const char *in = a->in;
+    char *out = a->out;
+    const int *ring = osmp__ring_get(t);
+    if (!ring) return OSMP_ERR_NO_MEMORY;
+    /* reduce_scatter gives counts only: its blocks lie back to back, and the
+     * ring visits them out of order, once per chunk */
+    const size_t *displs = a->displs;
+    if (a->counts && !displs) {
+        size_t *d = osmp__displs_get(t);
+        if (!d) return OSMP_ERR_NO_MEMORY;
+        for (int r = 0; r < n; r++) d[r] = r ? d[r - 1] + a->counts[r - 1] : 0;
+        displs = d;
+    }
+    size_t nch = 0;
+    for (int r = 0; r < n; r++) {
+        size_t chunks = (osmp__count_of(a, r) + per - 1) / per;
+        if (chunks > nch) nch = chunks;
+    }
+    /* reduce_scatter: the step count comes from the largest block, which the
+     * size check of osmp__run did not see (every rank refuses alike) */
+    if (n > 1 && nch > (OSMP__PHASE_STEPS - 2) / (uint64_t)(n - 1)) return OSMP_ERR_RANGE;
+    uint64_t base = osmp__phase(t);
+
+    int p = 0;
+    while (ring[p] != me) p++;
+    int pred = ring[(p + n - 1) % n], succ = ring[(p + 1) % n];
+    for (size_t c = 0; c < nch; c++) {
+        size_t off = c * per;
+        for (int k = 0; k < n; k++) {
+            int b = ring[(p + 2 * n - 1 - k) % n];
+            size_t count = osmp__count_of(a, b);
+            if (off >= count) continue;
+            size_t len = count - off < per ? count - off : per;
+            uint64_t j = (uint64_t)c * (uint64_t)(n - 1) + (uint64_t)k;
+            const char *partial = NULL;
+            if (k > 0) { /* 1 */
+                if (osmp__mb_wait(m, pred, OSMP__DOWN, base + j)) return m->failed;
+                partial = osmp__mb_slot(m, pred, (j - 1) % 2 ? OSMP__UP : OSMP__DOWN, osmp__mb_ring(m, (j - 1) / 2));
+            }
+            char *dst = k < n - 1 ? osmp__mb_claim(m, j % 2 ? OSMP__UP : OSMP__DOWN, osmp__mb_ring(m, j / 2), &succ,
+                                                   1, OSMP__UP, base + 1 + j)
+                                  : out + off * e; /* 2 (reached with elements of mine only: out may be NULL) */
+            if (!dst) return m->failed;
+            const char *x = in + ((displs ? displs[b] : (size_t)b * a->count) + off) * e;
+            if (dst != x) { /* 3 */
+                memcpy(dst, x, len * e);
+                osmp__trace_copy(t, me, me, len * e);
+            }
+            if (partial) {
+                a->fn(dst, partial, len);
+                osmp__trace_copy(t, pred, me, len * e); /* read into my partial sum */
+                osmp__trace_reduce(t, 2 * len * e);
+            }
+            if (k < n - 1) osmp__mb_publish(m, OSMP__DOWN, base + 1 + j); /* 4 */
+            if (k > 0) osmp__mb_publish(m, OSMP__UP, base + j);
+        }
+    }
+    return OSMP_OK;
+}
