@@ -188,7 +188,7 @@ FORCED = {
                          {"bcast": "flat", "alltoall": "pairwise", "allgather": "ring", "gather": "hier",
                           "allreduce": "kary:4"}),
     "forced-128-kunpeng-small-chunks": (128, ["--topology", "{T}/kunpeng920-2x64-clusters.xml"], ["--bind", "scatter"],
-                                        dict(OSMP_CHUNK_SIZE="256", OSMP_PIPELINE_DEPTH="2", OSMP_BCAST_ALG="mst",
+                                        dict(OSMP_CHUNK_SIZE="1024", OSMP_PIPELINE_DEPTH="2", OSMP_BCAST_ALG="mst",
                                              OSMP_ALLGATHER_ALG="ring", OSMP_SCATTER_ALG="hier",
                                              OSMP_GATHER_ALG="hier", OSMP_ALLREDUCE_ALG="flat",
                                              OSMP_REDUCE_ALG="sliced", OSMP_REDUCE_SCATTER_BLOCK_ALG="ring"), 3001,
