@@ -74,7 +74,7 @@ static const struct {
     /* Several top domains: spread the cross-domain reads over the rounds. */
     {OSMP_COLL_ALLTOALL, ANY_SIZE, HIER, "distance", 0},
     {OSMP_COLL_ALLTOALL, ANY_SIZE, ANY_SHAPE, "pairwise", 0},
-    {OSMP_COLL_ALLTOALL, ANY_SIZE, ANY_SHAPE, "scatters", 0},
+    {OSMP_COLL_ALLTOALL, ANY_SIZE, ANY_SHAPE, "slots", 0},
     /* The vector variants: one algorithm for every size (ranks see different
      * counts, so a row by size could split the team between algorithms; the
      * allgatherv ring is there to be forced). Reduce_scatter takes its ring at

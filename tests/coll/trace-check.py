@@ -191,9 +191,11 @@ FORCED = {
                                         dict(OSMP_CHUNK_SIZE="1024", OSMP_PIPELINE_DEPTH="2", OSMP_BCAST_ALG="mst",
                                              OSMP_ALLGATHER_ALG="ring", OSMP_SCATTER_ALG="hier",
                                              OSMP_GATHER_ALG="hier", OSMP_ALLREDUCE_ALG="flat",
-                                             OSMP_REDUCE_ALG="sliced", OSMP_REDUCE_SCATTER_BLOCK_ALG="ring"), 3001,
+                                             OSMP_REDUCE_ALG="sliced", OSMP_REDUCE_SCATTER_BLOCK_ALG="ring",
+                                             OSMP_ALLTOALL_ALG="slots"), 3001,
                                         {"bcast": "mst", "allgather": "ring", "scatter": "hier", "gather": "hier",
-                                         "allreduce": "flat", "reduce": "sliced", "reduce_scatter_block": "ring"}),
+                                         "allreduce": "flat", "reduce": "sliced", "reduce_scatter_block": "ring",
+                                         "alltoall": "slots"}),
 }
 
 CASES = {
