@@ -267,16 +267,21 @@ int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a)
     const struct osmp__choice *ch = &t->choice[c][sz][a->single_copy];
     a->radix = ch->radix;
     if (__builtin_expect(t->trace != NULL, 0)) osmp__trace_alg_(t->trace, ch->alg->name, ch->radix, a->root, bytes);
-    if (__builtin_expect(t->op_plan[c] == NULL, 1)) return ch->alg->run(t, a);
-    /* Its own spec while it runs; a composition's parts set theirs in turn. */
-    const struct osmp_plan *plan = t->plan;
-    const char *spec = t->hierarchy;
-    t->plan = t->op_plan[c];
-    t->hierarchy = t->op_hierarchy[c];
-    int rc = ch->alg->run(t, a);
-    t->plan = plan;
-    t->hierarchy = spec;
-    return rc;
+    int rc;
+    if (__builtin_expect(t->op_plan[c] == NULL, 1)) {
+        rc = ch->alg->run(t, a);
+    } else { /* its own spec while it runs; a composition's parts set theirs in turn */
+        const struct osmp_plan *plan = t->plan;
+        const char *spec = t->hierarchy;
+        t->plan = t->op_plan[c];
+        t->hierarchy = t->op_hierarchy[c];
+        rc = ch->alg->run(t, a);
+        t->plan = plan;
+        t->hierarchy = spec;
+    }
+    /* A local failure (no memory, a failed copy) leaves the others waiting for
+     * steps this participant will not take: the team fails for everyone. */
+    return __builtin_expect(rc == OSMP_OK, 1) ? rc : osmp__mb_fail(&t->mb, rc);
 }
 
 void osmp__algs_print(FILE *f)

@@ -51,6 +51,14 @@ int osmp__mb_wait(struct osmp__mbox *m, int rank, int dir, uint64_t step)
     return rc;
 }
 
+int osmp__mb_fail(struct osmp__mbox *m, int rc)
+{
+    if (rc == OSMP_OK || m->failed) return rc;
+    if (m->size > 1) osmp__cas32(&osmp__mb_region(m, 0)->shared.lost, 0, (uint32_t)m->rank + 1);
+    m->failed = OSMP_ERR_PEER_LOST;
+    return rc;
+}
+
 void osmp__mb_publish(struct osmp__mbox *m, int dir, uint64_t step)
 {
     struct osmp__region *r = osmp__mb_region(m, m->rank);

@@ -121,6 +121,13 @@ void osmp__mb_init_mine(struct osmp__mbox *m, uint64_t step);
  * then set. */
 int osmp__mb_wait(struct osmp__mbox *m, int rank, int dir, uint64_t step);
 void osmp__mb_publish(struct osmp__mbox *m, int dir, uint64_t step);
+/* A local failure inside a collective (no memory, a failed single copy): this
+ * participant will not take the steps the others wait for, so it gives up on
+ * the team for everyone, through the team's "lost" line (naming itself), before
+ * publishing anything the failure spoiled. The others' waits return
+ * OSMP_ERR_PEER_LOST within a nap; this participant's later calls too. Returns
+ * rc, which the failing call returns. */
+int osmp__mb_fail(struct osmp__mbox *m, int rc);
 
 /* Claim my slot (ring index or OSMP__SLOT_INLINE) of direction dir, waiting
  * until the consumers of its previous content are done. The new content's

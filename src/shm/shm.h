@@ -32,5 +32,8 @@ int osmp__pid_exited(pid_t pid);
 /* Copy len bytes at `src` in process `pid` into dst: plain loads when the source
  * is in this process, Linux CMA (process_vm_readv) otherwise. */
 int osmp__copy_from(pid_t pid, int same_process, void *dst, const void *src, size_t len);
+/* The same without the fault injection of OSMP_FAULT: team creation's probe of
+ * whether single copy works, which is not a copy of a collective. */
+int osmp__copy_probe(pid_t pid, int same_process, void *dst, const void *src, size_t len);
 
 #endif

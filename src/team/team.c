@@ -416,7 +416,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     int next = (p->rank + 1) % p->size;
     if (!t->local[next]) {
         uint64_t v = 0;
-        mine2.can_read_next = osmp__copy_from(t->pids[next], 0, &v, (const void *)(uintptr_t)all1[next].probe_addr,
+        mine2.can_read_next = osmp__copy_probe(t->pids[next], 0, &v, (const void *)(uintptr_t)all1[next].probe_addr,
                                               sizeof(v)) == OSMP_OK &&
                               v == probe_word;
     }

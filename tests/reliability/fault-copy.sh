@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# A single copy that fails on one participant (OSMP_FAULT=copy:N@R) in every
+# collective whose algorithms copy once: the participant reports the failure,
+# the team fails for everyone (no hang), and nobody reports success with data
+# it did not get (trace-run checks every result and prints "wrong" if so).
+# usage: fault-copy.sh OSMP-RUN TRACE-RUN TOPOLOGY.xml
+set -u
+RUN=$1 TRACE_RUN=$2 XML=$3
+status=0
+# op, algorithm, root (the gathers' root is the failing rank: the one that copies)
+for alg in "bcast OSMP_BCAST_ALG=flat 5" "bcast OSMP_BCAST_ALG=mst 5" "allgather OSMP_ALLGATHER_ALG=ring 5" \
+           "gather OSMP_GATHER_ALG=hier 3" "scatter OSMP_SCATTER_ALG=hier 5" "gather OSMP_GATHER_ALG=direct 3" \
+           "alltoall OSMP_ALLTOALL_ALG=pairwise 5" "alltoall OSMP_ALLTOALL_ALG=distance 5"; do
+  set -- $alg
+  for n in 1 2; do # the first copy of rank 3, and its second (after some copies succeeded)
+    out=$(env "$2" OSMP_FAULT="copy:$n@3" OSMP_SINGLE_COPY=cma OSMP_SINGLE_COPY_MIN=0 \
+          timeout -k 5 60 "$RUN" -n 8 --topology "$XML" --bind random:4 --timeout 50 -- "$TRACE_RUN" "$1" 40000 "$3" 2>&1)
+    rc=$?
+    what="$1 $2, copy $n of rank 3"
+    if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then echo "FAIL $what: hung"; status=1; continue; fi
+    if grep -q "wrong" <<<"$out"; then echo "FAIL $what: a participant reported data it did not get:"; echo "$out"; status=1; continue; fi
+    if [ "$rc" = 0 ]; then
+      # rank 3 copied nothing (or fewer than n times) in this call: nothing to fail
+      grep -q "rank 3:" <<<"$out" && { echo "FAIL $what: exit 0 but rank 3 reported"; status=1; } || echo "ok   $what: no copy to fail"
+      continue
+    fi
+    if ! grep -q "rank 3: .*shared memory" <<<"$out"; then echo "FAIL $what: rank 3 did not report its failed copy:"; echo "$out"; status=1; continue; fi
+    echo "ok   $what: $(grep -c "trace-run: rank" <<<"$out") participants reported the failure"
+  done
+done
+exit $status
