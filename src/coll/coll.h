@@ -131,14 +131,6 @@ static inline void osmp__trace_reduce(osmp__coll_t t, size_t bytes)
 {
     if (__builtin_expect(t->trace != NULL, 0)) osmp__trace_reduce_(t->trace, bytes);
 }
-static inline void osmp__trace_begin(osmp__coll_t t, osmp_coll_t c)
-{
-    if (__builtin_expect(t->trace != NULL, 0)) osmp__trace_begin_(t->trace, c);
-}
-static inline void osmp__trace_end(osmp__coll_t t)
-{
-    if (__builtin_expect(t->trace != NULL, 0)) osmp__trace_end_(t->trace);
-}
 
 /* One call's arguments, resolved (no OSMP_IN_PLACE; bcast's buffer is `out`). */
 struct osmp__args {

@@ -57,16 +57,25 @@ static inline int check_args(osmp__team_t t, osmp_coll_t c, size_t count, int dt
  * differ between ranks, so they always run), reductions of a team of one still turn logical
  * operations into 0 or 1 (not scans: rank 0's scan and rank 1's exscan are one
  * rank's input as it is, as in MPI). */
+static int call(osmp__team_t t, osmp_coll_t c, struct osmp__args *a, osmp_op_t op)
+{
+    int rc = a->count || a->vector ? osmp__run(&t->coll, c, a) : OSMP_OK;
+    if (!rc && a->fn && t->coll.size == 1 && c != OSMP_COLL_SCAN && c != OSMP_COLL_EXSCAN)
+        osmp__reduce_alone(a->out, osmp__count_of(a, 0), a->esize, op, a->fn);
+    return rc;
+}
+
+/* Tracing off costs the one branch on t->coll.trace here (and one per copy). */
 static int run(osmp__team_t t, osmp_coll_t c, struct osmp__args *a, int dtype, osmp_op_t op)
 {
     int rc = check_args(t, c, a->vector ? 0 : a->count, dtype, (int)op, a->root);
     if (rc) return rc;
-    osmp__trace_begin(&t->coll, c);
-    osmp__trace_copy(&t->coll, t->coll.rank, t->coll.rank, a->staged);
-    if (a->count || a->vector) rc = osmp__run(&t->coll, c, a);
-    if (!rc && a->fn && t->coll.size == 1 && c != OSMP_COLL_SCAN && c != OSMP_COLL_EXSCAN)
-        osmp__reduce_alone(a->out, osmp__count_of(a, 0), a->esize, op, a->fn);
-    osmp__trace_end(&t->coll);
+    struct osmp__trace *tr = t->coll.trace;
+    if (__builtin_expect(tr == NULL, 1)) return call(t, c, a, op);
+    osmp__trace_begin_(tr, c);
+    osmp__trace_copy_(tr, t->coll.rank, t->coll.rank, a->staged);
+    rc = call(t, c, a, op);
+    osmp__trace_end_(tr);
     return rc;
 }
 
@@ -74,12 +83,7 @@ int osmp_barrier(osmp_team_t h)
 {
     CHECK_TEAM(h, t);
     struct osmp__args a = {.count = 1, .esize = 0};
-    int rc = check_args(t, OSMP_COLL_BARRIER, 0, 0, 0, 0);
-    if (rc) return rc;
-    osmp__trace_begin(&t->coll, OSMP_COLL_BARRIER);
-    rc = osmp__run(&t->coll, OSMP_COLL_BARRIER, &a);
-    osmp__trace_end(&t->coll);
-    return rc;
+    return run(t, OSMP_COLL_BARRIER, &a, 0, 0);
 }
 
 int osmp_bcast(osmp_team_t h, void *buf, size_t count, osmp_dtype_t dtype, int root)

@@ -165,34 +165,22 @@ def run_forced(tools, name, n, machine, placement, env, nbytes, expect):
 SC0 = {"OSMP_SINGLE_COPY": "cma", "OSMP_SINGLE_COPY_MIN": "0"}
 # Every algorithm forced somewhere, at 48 to 192 oversubscribed participants on
 # real machines (and Ma et al.'s), every rooted call at roots 0, n-1 and n/2,
-# odd sizes in each size class: name -> (n, machine, placement, env, bytes, expect).
+# odd sizes in each size class: name -> (n, machine, placement, other knobs,
+# bytes, {op: the algorithm forced with OSMP_<OP>_ALG, as the trace names it}).
 FORCED = {
-    "forced-48-opteron": (48, OPTERON48, ["--cores", CROSS48],
-                          dict(SC0, OSMP_BCAST_ALG="mst", OSMP_GATHER_ALG="hier", OSMP_SCATTER_ALG="hier",
-                               OSMP_ALLGATHER_ALG="ring", OSMP_ALLTOALL_ALG="distance", OSMP_ALLREDUCE_ALG="hsliced",
-                               OSMP_REDUCE_ALG="hsliced", OSMP_REDUCE_SCATTER_BLOCK_ALG="reduces"), 1001,
+    "forced-48-opteron": (48, OPTERON48, ["--cores", CROSS48], SC0, 1001,
                           {"bcast": "mst", "gather": "hier", "scatter": "hier", "allgather": "ring",
                            "alltoall": "distance", "allreduce": "hsliced", "reduce": "hsliced",
                            "reduce_scatter_block": "reduces"}),
-    "forced-96-x3950": (96, ["--topology", "{T}/ibm-x3950-16pkg-96.xml"], ["--bind", "random:11"],
-                        dict(OSMP_BCAST_ALG="kary:3", OSMP_GATHER_ALG="direct", OSMP_SCATTER_ALG="direct",
-                             OSMP_ALLGATHER_ALG="gather_bcast", OSMP_ALLTOALL_ALG="scatters",
-                             OSMP_REDUCE_ALG="kary:2", OSMP_ALLREDUCE_ALG="hsliced",
-                             OSMP_REDUCE_SCATTER_BLOCK_ALG="ring"), 65541,
+    "forced-96-x3950": (96, ["--topology", "{T}/ibm-x3950-16pkg-96.xml"], ["--bind", "random:11"], {}, 65541,
                         {"bcast": "kary:3", "gather": "direct", "scatter": "direct", "allgather": "gather_bcast",
                          "alltoall": "scatters", "reduce": "kary:2", "allreduce": "hsliced",
                          "reduce_scatter_block": "ring"}),
-    "forced-192-milan": (192, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "random:5"],
-                         dict(SC0, OSMP_BCAST_ALG="flat", OSMP_ALLTOALL_ALG="pairwise", OSMP_ALLGATHER_ALG="ring",
-                              OSMP_GATHER_ALG="hier", OSMP_ALLREDUCE_ALG="kary:4"), 8,
+    "forced-192-milan": (192, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "random:5"], SC0, 8,
                          {"bcast": "flat", "alltoall": "pairwise", "allgather": "ring", "gather": "hier",
                           "allreduce": "kary:4"}),
     "forced-128-kunpeng-small-chunks": (128, ["--topology", "{T}/kunpeng920-2x64-clusters.xml"], ["--bind", "scatter"],
-                                        dict(OSMP_CHUNK_SIZE="1024", OSMP_PIPELINE_DEPTH="2", OSMP_BCAST_ALG="mst",
-                                             OSMP_ALLGATHER_ALG="ring", OSMP_SCATTER_ALG="hier",
-                                             OSMP_GATHER_ALG="hier", OSMP_ALLREDUCE_ALG="flat",
-                                             OSMP_REDUCE_ALG="sliced", OSMP_REDUCE_SCATTER_BLOCK_ALG="ring",
-                                             OSMP_ALLTOALL_ALG="slots"), 3001,
+                                        {"OSMP_CHUNK_SIZE": "1024", "OSMP_PIPELINE_DEPTH": "2"}, 3001,
                                         {"bcast": "mst", "allgather": "ring", "scatter": "hier", "gather": "hier",
                                          "allreduce": "flat", "reduce": "sliced", "reduce_scatter_block": "ring",
                                          "alltoall": "slots"}),
@@ -214,7 +202,8 @@ if __name__ == "__main__":
         sys.exit(f"usage: trace-check.py OSMP_RUN OSMP_TOPO TRACE_RUN TOPOLOGIES_DIR CASE "
                  f"({', '.join(list(CASES) + list(FORCED))})")
     if sys.argv[5] in FORCED:
-        n, machine, placement, env, nbytes, expect = FORCED[sys.argv[5]]
+        n, machine, placement, knobs, nbytes, expect = FORCED[sys.argv[5]]
+        env = dict(knobs, **{f"OSMP_{op.upper()}_ALG": alg for op, alg in expect.items()})
         machine = [m.replace("{T}", sys.argv[4]) for m in machine]
         run_forced(tuple(sys.argv[1:4]), sys.argv[5], n, machine, placement, env, nbytes, expect)
     else:

@@ -11,6 +11,11 @@
  * (BYTES / 8 of them) holding small integers, so every order of summation gives
  * the same exact result. One operation at one root is the team's call 1 (call 0
  * is a barrier). Exit status 0 when every result is right.
+ *
+ * OPS "bits" (not in "all"): an allreduce of doubles whose sums round, and a
+ * reduce at root 0 that must give the same bits; rank 0 prints a hash of them,
+ * so runs with other chunk sizes, depths or placements show whether the order
+ * of combination changed.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -61,6 +66,21 @@ static int run_op(osmp_team_t w, const char *op, size_t bytes, int root)
         rc = all ? osmp_allgather(w, in, out, bytes, OSMP_UINT8) : osmp_gather(w, in, out, bytes, OSMP_UINT8, root);
         for (size_t i = 0; !rc && (all || me == root) && i < bytes * nn; i++)
             if (out[i] != byte_of((int)(i / bytes), 0, i % bytes)) fail(op, i);
+    } else if (!strcmp(op, "bits")) {
+        uint64_t x = 0x9e3779b97f4a7c15u * (uint64_t)(me + 1);
+        for (size_t i = 0; i < cnt; i++) { /* both magnitudes, so that every sum rounds */
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            din[i] = (double)(x >> 11) / 9007199254740992.0 * (i % 2 ? 1e-3 : 1e3);
+        }
+        rc = osmp_allreduce(w, din, dout, cnt, OSMP_DOUBLE, OSMP_SUM);
+        double *again = dout + cnt;
+        if (!rc) rc = osmp_reduce(w, din, me == 0 ? again : NULL, cnt, OSMP_DOUBLE, OSMP_SUM, 0);
+        if (!rc && me == 0) {
+            if (memcmp(dout, again, cnt * 8)) fail("reduce's bits against allreduce's", 0);
+            uint64_t h = 14695981039346656037u;
+            for (size_t i = 0; i < cnt * 8; i++) h = (h ^ ((unsigned char *)dout)[i]) * 1099511628211u;
+            printf("trace-run: %zu doubles, result hash %016llx\n", cnt, (unsigned long long)h);
+        }
     } else if (!strcmp(op, "scatter")) {
         memset(out, 0, bytes);
         rc = osmp_scatter(w, in, out, bytes, OSMP_UINT8, root);
@@ -111,7 +131,7 @@ int main(int argc, char **argv)
     in = malloc(bytes * nn + 1);
     out = malloc(bytes * nn + 1);
     din = malloc(cnt * nn * 8 + 8);
-    dout = malloc(cnt * nn * 8 + 8);
+    dout = malloc(cnt * (nn + 1) * 8 + 8); /* (bits: a second result) */
     if (!in || !out || !din || !dout) return 1;
     for (int b = 0; b < n; b++)
         for (size_t i = 0; i < bytes; i++) in[(size_t)b * bytes + i] = byte_of(me, b, i);
