@@ -34,6 +34,10 @@
                     "MPI_Finalize")                                                                          \
     X(MPI_DISABLE, "0", "libosmp_mpi: 1 passes every call to the MPI library; or a list of operations to "   \
                         "pass, e.g. allreduce,bcast")                                                        \
+    X(MPI_SHARE_TEAMS, "1", "libosmp_mpi: 1 lets communicators over the same processes in the same order "   \
+                            "share one team (not under MPI_THREAD_MULTIPLE); 0 gives each its own")         \
+    X(MPI_MAX_TEAMS, "64", "libosmp_mpi: teams a process may hold; communicators over further sets of "     \
+                           "processes go to MPI (OSMP_VERBOSE says so)")                                      \
     X(MPI_PSEUDO_NODES, "1", "libosmp_mpi: split each node into this many pseudo-nodes (tests the "         \
                              "inter-node path on one machine)")
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/knobs.h"
 #include "mpi/osmp_mpi.h"
@@ -27,6 +28,7 @@ static const char *const reason_text[R_NREASONS] = {
     "count does not fit",
     "a logical operation on a communicator of one: MPI returns the value as is, OSMP as 0 or 1",
     "this libosmp_mpi is for the other MPI library",
+    "the processes hold OSMP_MPI_MAX_TEAMS teams already (communicators over other sets of processes)",
 };
 static osmp_atomic64_t reason_seen[R_NREASONS];
 
@@ -36,6 +38,7 @@ static int verbose = -1;
 static unsigned disabled_mask; /* bit per call */
 _Static_assert(OSMP_COLL_COUNT <= 32, "a bit per collective");
 static int foreign_mpi; /* the program runs another MPI library than this build's: pass everything */
+static int share_teams = 1, max_teams = 64; /* OSMP_MPI_SHARE_TEAMS, OSMP_MPI_MAX_TEAMS: see "teams" below */
 static void check_library(void);
 
 /* Our handles and constants are those of the MPI library this file was built
@@ -77,7 +80,14 @@ static void check_library(void)
 
 static void read_knobs(void)
 {
+    char err[200];
     verbose = atoi(osmp__knob_str(OSMP_KNOB_VERBOSE)) > 0;
+    long v = osmp__knob_long(OSMP_KNOB_MPI_SHARE_TEAMS, 0, 1, err, sizeof(err));
+    if (v < 0) fprintf(stderr, "osmp-mpi: %s; using the default\n", err);
+    else share_teams = (int)v;
+    v = osmp__knob_long(OSMP_KNOB_MPI_MAX_TEAMS, 0, 1 << 20, err, sizeof(err));
+    if (v < 0) fprintf(stderr, "osmp-mpi: %s; using the default\n", err);
+    else max_teams = (int)v;
     const char *d = osmp__knob_str(OSMP_KNOB_MPI_DISABLE);
     if (strcmp(d, "1") == 0) {
         disabled_mask = ~0u;
@@ -111,6 +121,9 @@ int osmp__mpi_pass(osmp_coll_t c, enum osmp__mpi_reason r)
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct osmp__mpi_comm *registry;
+static struct shared_team *shared_teams; /* see "teams" below; under registry_lock */
+static int live_teams;                   /* shared or not */
+static long long teams_created;
 /* Bumped whenever a state goes away, so no thread keeps a stale cached pointer. */
 static osmp_atomic64_t state_generation = 1;
 static _Thread_local struct {
@@ -119,9 +132,17 @@ static _Thread_local struct {
     uint64_t generation;
 } last;
 
-/* Number of calls accelerated and passed through for one operation name. */
+/* Number of calls accelerated and passed through for one operation name; for
+ * "teams", the teams this process holds now and has created in all. */
 EXPORT int osmp_mpi_stat(const char *op, long *acc, long *through)
 {
+    if (op && strcmp(op, "teams") == 0) {
+        pthread_mutex_lock(&registry_lock);
+        if (acc) *acc = live_teams;
+        if (through) *through = (long)teams_created;
+        pthread_mutex_unlock(&registry_lock);
+        return 0;
+    }
     for (int c = 0; c < OSMP_COLL_COUNT; c++)
         if (op && strcmp(op, osmp_coll_name(c)) == 0) {
             long live = 0;
@@ -141,6 +162,62 @@ static int oob_allgather(void *ctx, const void *send, void *recv, size_t len)
     return PMPI_Allgather(send, (int)len, MPI_BYTE, recv, (int)len, MPI_BYTE, *(MPI_Comm *)ctx) != MPI_SUCCESS;
 }
 
+static int finalizing; /* inside PMPI_Finalize: other ranks may delete in another order */
+
+/* ---------------------------------------------------------------- teams */
+
+/*
+ * Communicators whose node-local part is the same processes in the same order
+ * (dups above all: libraries dup for isolation, thousands of times) share one
+ * team, with its segment, plans and trees; a dup then costs two small MPI
+ * collectives and no shared memory. Sharing is safe because a correct program
+ * calls the collectives of communicators over the same processes in the same
+ * order on each of them (MPI 4.0 section 6.14: no deadlock even if every
+ * collective synchronized). Under MPI_THREAD_MULTIPLE two threads may drive two
+ * such communicators at once, so there (and with OSMP_MPI_SHARE_TEAMS=0) each
+ * communicator has its own team. OSMP_MPI_MAX_TEAMS bounds the teams a process
+ * holds: communicators beyond it go to MPI.
+ */
+struct shared_team {
+    int n, *world;  /* the members' ranks in MPI_COMM_WORLD, in team order */
+    long long id;   /* the same on every member: local rank 0's pid << 24 + its count */
+    osmp_team_t team;
+    int refs;       /* communicators of this process on it */
+    struct shared_team *next;
+};
+static MPI_Group world_group = MPI_GROUP_NULL;
+
+static void team_gone(osmp_team_t team)
+{
+    pthread_mutex_lock(&registry_lock);
+    live_teams--;
+    pthread_mutex_unlock(&registry_lock);
+    osmp_team_destroy(team);
+}
+
+static void release_team(struct osmp__mpi_comm *s)
+{
+    struct shared_team *st = s->shared;
+    if (finalizing) return; /* the process ends: its teams stay reachable, their names are long gone */
+    if (!st) {
+        if (s->team) team_gone(s->team);
+        return;
+    }
+    pthread_mutex_lock(&registry_lock);
+    int gone = --st->refs == 0;
+    if (gone)
+        for (struct shared_team **p = &shared_teams; *p; p = &(*p)->next)
+            if (*p == st) {
+                *p = st->next;
+                break;
+            }
+    pthread_mutex_unlock(&registry_lock);
+    if (!gone) return;
+    team_gone(st->team);
+    free(st->world);
+    free(st);
+}
+
 static void free_state(struct osmp__mpi_comm *s)
 {
     if (!s) return;
@@ -151,9 +228,12 @@ static void free_state(struct osmp__mpi_comm *s)
     else if (registry == s) registry = s->next;
     if (s->next) s->next->prev = s->prev;
     pthread_mutex_unlock(&registry_lock);
-    if (s->team) osmp_team_destroy(s->team);
-    if (s->local != MPI_COMM_NULL && s->local != MPI_COMM_SELF) PMPI_Comm_free(&s->local);
-    if (s->leaders != MPI_COMM_NULL) PMPI_Comm_free(&s->leaders);
+    release_team(s);
+    /* At finalize the ranks delete their communicators in any order: no collective any more. */
+    if (!finalizing) {
+        if (s->local != MPI_COMM_NULL && s->local != MPI_COMM_SELF && s->local != s->comm) PMPI_Comm_free(&s->local);
+        if (s->leaders != MPI_COMM_NULL) PMPI_Comm_free(&s->leaders);
+    }
     free(s->node_of);
     free(s->local_rank_of);
     free(s->node_bytes);
@@ -162,17 +242,10 @@ static void free_state(struct osmp__mpi_comm *s)
     free(s);
 }
 
-static int finalizing; /* inside PMPI_Finalize: other ranks may delete in another order */
-
 static int delete_state(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm, (void)key, (void)extra;
-    struct osmp__mpi_comm *s = value;
-    if (s && finalizing) { /* no collective calls now; the process is about to end */
-        s->team = NULL;
-        s->local = s->leaders = MPI_COMM_NULL;
-    }
-    free_state(s);
+    free_state(value);
     return MPI_SUCCESS;
 }
 
@@ -186,6 +259,10 @@ static void setup(void)
     if (!foreign_mpi) {
         osmp__mpi_types_init();
         PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval, NULL);
+        int level = MPI_THREAD_SINGLE;
+        PMPI_Query_thread(&level);
+        if (level == MPI_THREAD_MULTIPLE) share_teams = 0;
+        PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
     }
     osmp__store32(&osmp__mpi_ready, foreign_mpi ? 2 : 1);
 }
@@ -196,19 +273,116 @@ uint32_t osmp__mpi_setup_slow(void)
     return osmp__load32(&osmp__mpi_ready);
 }
 
+/* The world ranks of comm's members in comm order (NULL if one is not in the world). */
+static int *world_ranks(MPI_Comm comm, int n)
+{
+    int *in = malloc(sizeof(int) * (size_t)n), *out = malloc(sizeof(int) * (size_t)n), ok = in && out;
+    MPI_Group g = MPI_GROUP_NULL;
+    ok = ok && PMPI_Comm_group(comm, &g) == MPI_SUCCESS;
+    for (int i = 0; ok && i < n; i++) in[i] = i;
+    ok = ok && PMPI_Group_translate_ranks(g, n, in, world_group, out) == MPI_SUCCESS;
+    for (int i = 0; ok && i < n; i++) ok = out[i] != MPI_UNDEFINED;
+    if (g != MPI_GROUP_NULL) PMPI_Group_free(&g);
+    free(in);
+    if (!ok) free(out);
+    return ok ? out : NULL;
+}
+
+/* The shared team over exactly these world ranks, with a reference taken. */
+static struct shared_team *find_team(const int *world, int n)
+{
+    struct shared_team *found = NULL;
+    pthread_mutex_lock(&registry_lock);
+    for (struct shared_team *st = shared_teams; st && !found; st = st->next)
+        if (st->n == n && memcmp(st->world, world, sizeof(int) * (size_t)n) == 0) found = st;
+    if (found) found->refs++;
+    pthread_mutex_unlock(&registry_lock);
+    return found;
+}
+
+/*
+ * The team of s->local (collective over it):
+ *   1. each member looks for a team over the same world ranks and proposes its
+ *      id (0: none); local rank 0 also proposes an id for a new team;
+ *   2. allreduce MAX of (id, -id, at the cap, failed, new id);
+ *   3. all found the same team: share it; any failed or at the cap: no team
+ *      (the communicator goes to MPI); else create a new one and, if it may be
+ *      shared, list it under the new id.
+ * ok: this rank's state so far; returns whether the communicator has a team.
+ */
+static int attach_team(struct osmp__mpi_comm *s, int ok)
+{
+    static long long count;
+    int *world = ok && share_teams ? world_ranks(s->local, s->local_size) : NULL;
+    struct shared_team *found = world ? find_team(world, s->local_size) : NULL; /* 1 */
+    pthread_mutex_lock(&registry_lock);
+    long long v[5] = {found ? found->id : 0, found ? -found->id : 0, !found && live_teams >= max_teams, !ok,
+                      s->local_rank == 0 ? ((long long)getpid() << 24) + (++count & 0xffffff) : 0};
+    pthread_mutex_unlock(&registry_lock);
+    if (s->local_size > 1) PMPI_Allreduce(MPI_IN_PLACE, v, 5, MPI_LONG_LONG, MPI_MAX, s->local); /* 2 */
+    int agreed = found && v[0] == found->id && -v[1] == found->id && !v[3];
+    if (agreed) { /* 3 */
+        free(world);
+        s->shared = found;
+        s->team = found->team;
+        return 1;
+    }
+    if (found) { /* another member has no team or another one: ours stays for the communicators on it */
+        pthread_mutex_lock(&registry_lock);
+        found->refs--;
+        pthread_mutex_unlock(&registry_lock);
+    }
+    s->capped = v[2] != 0 && !v[3];
+    if (v[2] || v[3]) {
+        free(world);
+        return 0;
+    }
+    int rc;
+    if (s->local_size > 1) {
+        struct osmp_team_params p = {.rank = s->local_rank, .size = s->local_size,
+                                     .oob_allgather = oob_allgather, .oob_ctx = &s->local};
+        rc = osmp_team_create(&p, &s->team);
+    } else {
+        struct osmp_team_params p = {.rank = 0, .size = 1};
+        rc = osmp_team_create(&p, &s->team);
+    }
+    if (rc != OSMP_OK) {
+        free(world);
+        s->team = NULL;
+        return 0;
+    }
+    struct shared_team *st = world ? calloc(1, sizeof(*st)) : NULL;
+    pthread_mutex_lock(&registry_lock);
+    live_teams++;
+    teams_created++;
+    if (st) {
+        *st = (struct shared_team){.n = s->local_size, .world = world, .id = v[4], .team = s->team, .refs = 1,
+                                   .next = shared_teams};
+        shared_teams = st;
+        s->shared = st;
+        world = NULL;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    free(world);
+    return 1;
+}
+
 /*
  * State creation (collective over comm):
  *   1. split comm by shared memory (and into pseudo-nodes), ranks in comm order;
- *   2. a communicator of the local rank 0s, and every rank's node and local rank;
- *   3. an OSMP team over the local communicator (PMPI_Allgather as bootstrap);
- *   4. agree: OSMP runs the communicator only if every rank set up (allreduce MIN).
+ *      on one node the communicator is its own local part;
+ *   2. across nodes: a communicator of the local rank 0s, and every rank's node
+ *      and local rank;
+ *   3. the team of the local part (attach_team: shared or new, PMPI_Allgather
+ *      as bootstrap);
+ *   4. across nodes: OSMP runs the communicator only if every node has a team
+ *      (allreduce MIN); on one node 3 agreed already.
  */
 static struct osmp__mpi_comm *build_state(MPI_Comm comm)
 {
     struct osmp__mpi_comm *s = calloc(1, sizeof(*s));
-    if (!s) return NULL; /* this rank then passes its calls to MPI while the others wait in 4: see the note */
-    s->local = MPI_COMM_NULL;
-    s->leaders = MPI_COMM_NULL;
+    if (!s) return NULL; /* this rank then passes its calls to MPI while the others wait in 3: see the note */
+    s->local = s->leaders = s->comm = MPI_COMM_NULL;
     pthread_mutex_lock(&registry_lock);
     s->next = registry;
     if (registry) registry->prev = s;
@@ -233,21 +407,33 @@ static struct osmp__mpi_comm *build_state(MPI_Comm comm)
     }
     PMPI_Comm_rank(s->local, &s->local_rank);
     PMPI_Comm_size(s->local, &s->local_size);
-    s->multinode = s->local_size != s->size;
-    PMPI_Comm_split(comm, s->local_rank == 0 ? 0 : MPI_UNDEFINED, s->rank, &s->leaders); /* 2 */
-    int mine[2] = {-1, s->local_rank};
-    if (s->leaders != MPI_COMM_NULL) PMPI_Comm_rank(s->leaders, &mine[0]);
-    PMPI_Bcast(&mine[0], 1, MPI_INT, 0, s->local);
-    int *all = malloc(sizeof(int) * 2 * (size_t)s->size);
+    s->multinode = s->local_size != s->size; /* the same on every rank */
+    if (!s->multinode) {
+        PMPI_Comm_free(&s->local);
+        s->local = comm;
+    }
     s->node_of = malloc(sizeof(int) * (size_t)s->size);
     s->local_rank_of = malloc(sizeof(int) * (size_t)s->size);
-    int ok = all && s->node_of && s->local_rank_of;
-    PMPI_Allgather(mine, 2, MPI_INT, ok ? all : (int[2]){0}, ok ? 2 : 0, MPI_INT, comm);
-    for (int r = 0; ok && r < s->size; r++) {
-        s->node_of[r] = all[2 * r];
-        s->local_rank_of[r] = all[2 * r + 1];
+    int ok = s->node_of && s->local_rank_of;
+    if (s->multinode) {
+        PMPI_Comm_split(comm, s->local_rank == 0 ? 0 : MPI_UNDEFINED, s->rank, &s->leaders); /* 2 */
+        int mine[2] = {-1, s->local_rank};
+        if (s->leaders != MPI_COMM_NULL) PMPI_Comm_rank(s->leaders, &mine[0]);
+        PMPI_Bcast(&mine[0], 1, MPI_INT, 0, s->local);
+        int *all = malloc(sizeof(int) * 2 * (size_t)s->size);
+        ok = ok && all;
+        PMPI_Allgather(mine, 2, MPI_INT, ok ? all : (int[2]){0}, ok ? 2 : 0, MPI_INT, comm);
+        for (int r = 0; ok && r < s->size; r++) {
+            s->node_of[r] = all[2 * r];
+            s->local_rank_of[r] = all[2 * r + 1];
+        }
+        free(all);
+    } else {
+        for (int r = 0; ok && r < s->size; r++) {
+            s->node_of[r] = 0;
+            s->local_rank_of[r] = r;
+        }
     }
-    free(all);
     /* node-major order: node 0's ranks in local order, then node 1's, ... */
     for (int r = 0; ok && r < s->size; r++)
         if (s->node_of[r] + 1 > s->nnodes) s->nnodes = s->node_of[r] + 1;
@@ -257,16 +443,9 @@ static struct osmp__mpi_comm *build_state(MPI_Comm comm)
     ok = ok && s->node_bytes && s->node_displ && s->node_first;
     for (int r = 0; ok && r < s->size; r++) s->node_first[s->node_of[r] + 1]++;
     for (int k = 0; ok && k < s->nnodes; k++) s->node_first[k + 1] += s->node_first[k];
-    if (ok && s->local_size > 1) { /* 3 */
-        struct osmp_team_params p = {.rank = s->local_rank, .size = s->local_size,
-                                     .oob_allgather = oob_allgather, .oob_ctx = &s->local};
-        ok = osmp_team_create(&p, &s->team) == OSMP_OK;
-    } else if (ok) {
-        struct osmp_team_params p = {.rank = 0, .size = 1};
-        ok = osmp_team_create(&p, &s->team) == OSMP_OK;
-    }
-    int all_ok;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm); /* 4 */
+    ok = attach_team(s, ok); /* 3 */
+    int all_ok = ok;
+    if (s->multinode) PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm); /* 4 */
     s->ok = all_ok;
     return s;
 }
@@ -293,7 +472,7 @@ struct osmp__mpi_comm *osmp__mpi_state(MPI_Comm comm, osmp_coll_t c)
         last.s = s;
         last.generation = osmp__load_relaxed(&state_generation);
     }
-    if (!s->ok) return (void)osmp__mpi_pass(c, s->team ? R_SETUP : R_INTER), NULL;
+    if (!s->ok) return (void)osmp__mpi_pass(c, s->capped ? R_TEAMS : s->comm != MPI_COMM_NULL ? R_SETUP : R_INTER), NULL;
     return s;
 }
 

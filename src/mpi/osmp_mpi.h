@@ -52,6 +52,7 @@ enum osmp__mpi_reason {
     R_COUNT_LIMIT,
     R_LONE_LOGICAL,
     R_FOREIGN,
+    R_TEAMS,
     R_NREASONS
 };
 
@@ -60,7 +61,7 @@ struct osmp__mpi_comm {
     int ok;             /* OSMP runs this communicator */
     int multinode;      /* local != comm */
     int size, rank;
-    MPI_Comm local;     /* ranks on my (pseudo-)node, ordered by rank in comm */
+    MPI_Comm local;     /* ranks on my (pseudo-)node, ordered by rank in comm; comm itself on one node */
     MPI_Comm leaders;   /* local rank 0 of every node, or MPI_COMM_NULL */
     int local_rank, local_size;
     int *node_of;       /* node index (rank in leaders) of every comm rank */
@@ -68,8 +69,10 @@ struct osmp__mpi_comm {
     int nnodes;
     int *node_bytes, *node_displ; /* per node, in blocks until scaled: see hier.c */
     int *node_first;              /* index of a node's first block in node-major order */
-    osmp_team_t team;
-    MPI_Comm comm; /* the user's communicator, for its error handler */
+    osmp_team_t team;             /* of the local part; shared with other communicators if `shared` */
+    struct shared_team *shared;   /* comm.c */
+    int capped;                   /* no team: OSMP_MPI_MAX_TEAMS reached */
+    MPI_Comm comm; /* the user's communicator, for its error handler (MPI_COMM_NULL: an intercommunicator) */
     osmp_atomic64_t on_osmp[OSMP_COLL_COUNT]; /* written by the one thread using comm, read by osmp_mpi_stat */
     struct osmp__mpi_comm *next, *prev;       /* the registry of live states */
 };
