@@ -499,9 +499,9 @@ OSMP_EXPORT int osmp_team_destroy(osmp_team_t team);
 
 /* Remove the shared memory segments (/dev/shm/osmp-*) of this user whose
  * creating process is dead; *removed (may be NULL) gets their number. A segment
- * has a name only while its team is being created; team creation and osmp-run
- * call this, so a name left by participants all killed at that moment does not
- * outlive the next run. */
+ * has a name only while its team is being created; a process's first team
+ * creation and osmp-run call this, so a name left by participants all killed at
+ * that moment does not outlive the next run. */
 OSMP_EXPORT int osmp_shm_cleanup(int *removed);
 
 /* Under osmp-run: the team of every launched process. Otherwise a team of one.

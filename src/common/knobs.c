@@ -3,7 +3,9 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "osmp.h"
 #include "util.h"
@@ -25,10 +27,26 @@ static const struct {
 };
 _Static_assert(sizeof(table) / sizeof(table[0]) == OSMP_KNOB_COUNT, "one row per knob");
 
+/* The environment's knobs, read once at the first use of any: a program that
+ * changes its environment later (setenv between teams, or a library that does)
+ * cannot give the participants of one process different settings, and every
+ * entry point (libosmp_mpi, osmp_init, team creation) sees the same values. */
+static char *seen[OSMP_KNOB_COUNT];
+static pthread_once_t seen_once = PTHREAD_ONCE_INIT;
+
+void osmp__knobs_reread(void)
+{
+    for (int k = 0; k < OSMP_KNOB_COUNT; k++) {
+        const char *v = getenv(table[k].name);
+        free(seen[k]);
+        seen[k] = v && *v ? strdup(v) : NULL; /* out of memory: the default */
+    }
+}
+
 const char *osmp__knob_str(enum osmp_knob k)
 {
-    const char *v = getenv(table[k].name);
-    return v && *v ? v : table[k].dflt;
+    pthread_once(&seen_once, osmp__knobs_reread);
+    return seen[k] ? seen[k] : table[k].dflt;
 }
 
 long osmp__knob_long(enum osmp_knob k, long lo, long hi, char *err, size_t err_len)

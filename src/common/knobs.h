@@ -59,8 +59,11 @@ enum osmp_knob {
 #define OSMP_KNOB_ALG(coll) ((enum osmp_knob)(OSMP_KNOB_BARRIER_ALG + (int)(coll)))
 #define OSMP_KNOB_HIERARCHY_OF(coll) ((enum osmp_knob)(OSMP_KNOB_HIERARCHY_BARRIER + (int)(coll)))
 
-/* The value (environment or default); never NULL. */
+/* The value (environment or default); never NULL. The environment is read
+ * once, at the first call. */
 const char *osmp__knob_str(enum osmp_knob k);
+/* Read the environment again (tests that change it between checks). */
+void osmp__knobs_reread(void);
 /* An integer knob in [lo, hi]; on a malformed or out-of-range value, writes a
  * one-line reason into err and returns -1. */
 long osmp__knob_long(enum osmp_knob k, long lo, long hi, char *err, size_t err_len);

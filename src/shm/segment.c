@@ -92,9 +92,18 @@ static void *mapped_already(const char *name, size_t size)
     return addr;
 }
 
-int osmp__seg_create(size_t size, char name[OSMP_SEG_NAME_MAX], void **addr)
+static pthread_once_t reap_once = PTHREAD_ONCE_INIT;
+static void reap_at_first_creation(void)
 {
     osmp__seg_reap();
+}
+
+int osmp__seg_create(size_t size, char name[OSMP_SEG_NAME_MAX], void **addr)
+{
+    /* Once per process: a scan of /dev/shm per team would make creating many
+     * teams slow; names left by dead creators are rare (all participants killed
+     * within one creation), and osmp-run and osmp_shm_cleanup reap them too. */
+    pthread_once(&reap_once, reap_at_first_creation);
     unsigned char rnd[12];
     if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) return OSMP_ERR_SHM;
     int n = snprintf(name, OSMP_SEG_NAME_MAX, "/osmp-%d-", (int)getpid());

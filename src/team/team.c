@@ -215,7 +215,8 @@ struct osmp__thread_rv {
 /* ---------------------------------------------------------------- create/destroy */
 
 static pthread_mutex_t dead_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct osmp_team *dead_handles;
+static struct osmp_team *dead_kept[OSMP__DEAD_KEPT]; /* a ring of the last destroyed handles */
+static unsigned dead_next;
 
 static void free_team(osmp__team_t t)
 {
@@ -465,9 +466,10 @@ int osmp_team_destroy(osmp_team_t h)
     pthread_mutex_lock(&dead_lock);
     h->magic = OSMP__TEAM_DEAD;
     h->impl = NULL;
-    h->next_dead = dead_handles;
-    dead_handles = h;
+    struct osmp_team *oldest = dead_kept[dead_next % OSMP__DEAD_KEPT];
+    dead_kept[dead_next++ % OSMP__DEAD_KEPT] = h;
     pthread_mutex_unlock(&dead_lock);
+    free(oldest);
     return rc;
 }
 

@@ -37,15 +37,16 @@ typedef struct osmp__team *osmp__team_t;
 
 /* What osmp_team_t points to. A destroyed handle keeps only this (its team is
  * freed) with magic DEAD, so that a later call through a copy of it is an
- * error instead of a use after free: 48 bytes per destroyed team, kept
- * reachable on a list. */
+ * error instead of a use after free; the last OSMP__DEAD_KEPT destroyed handles
+ * are kept (about 40 KiB), older ones freed, so memory does not grow with the
+ * number of teams a long run creates. */
+#define OSMP__DEAD_KEPT 1024
 struct osmp_team {
     uint64_t magic;
     osmp__team_t impl;
     pid_t pid;       /* the process that joined; a forked child is not a participant */
     int thread;      /* joined as one thread participant: only that thread may call */
     pthread_t owner; /* that thread */
-    struct osmp_team *next_dead;
 };
 
 /* getpid() of this process, kept current across fork without a system call. */

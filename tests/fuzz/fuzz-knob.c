@@ -48,6 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
         snprintf(env[i], sizeof(env[i]), "%s=%s", knobs[i].name, value);
         if (getenv(knobs[i].name) != env[i] + strlen(knobs[i].name) + 1) putenv(env[i]);
+        osmp__knobs_reread();
         const char *seen = *value ? value : knobs[i].dflt; /* empty means the default */
         FUZZ_CHECK(strcmp(osmp__knob_str(knobs[i].knob), seen) == 0, "%s=\"%s\"", knobs[i].name, value);
         char err[256];
