@@ -83,7 +83,8 @@ OSMP_EXPORT int osmp_version(int *major, int *minor, int *patch);
     X(ERR_TIMEOUT, -14, "a participant did not join in time (OSMP_JOIN_TIMEOUT)")                            \
     X(ERR_MISMATCH, -15, "participants called a collective with different arguments (OSMP_CHECK_ARGS)")     \
     X(ERR_BAD_TEAM, -16, "not a live team handle (destroyed, or never created)")                             \
-    X(ERR_NOT_MEMBER, -17, "the caller is not the participant this team handle belongs to")
+    X(ERR_NOT_MEMBER, -17, "the caller is not the participant this team handle belongs to")                 \
+    X(ERR_COPY, -18, "a single copy from another process's memory failed (process_vm_readv)")
 
 typedef enum {
 #define OSMP__STATUS_ENUM(name, value, text) OSMP_##name = value,
@@ -511,6 +512,13 @@ OSMP_EXPORT int osmp_finalize(void);
 
 OSMP_EXPORT int osmp_team_rank(osmp_team_t team);
 OSMP_EXPORT int osmp_team_size(osmp_team_t team);
+/* Why a team failed: *rank gets the participant whose failure came first (-1:
+ * none yet, or a rank beyond 2^24 - 2) and *reason what happened to it:
+ * OSMP_ERR_PEER_LOST if its process died, else the status of its own failure
+ * inside a collective (OSMP_ERR_NO_MEMORY, OSMP_ERR_COPY for a refused single
+ * copy, ...), which it returned itself while the others got
+ * OSMP_ERR_PEER_LOST. OSMP_OK in *reason: the team has not failed. */
+OSMP_EXPORT int osmp_team_failure(osmp_team_t team, int *rank, int *reason);
 /* The plan the team runs on (owned by the team; the plan of root 0). */
 OSMP_EXPORT const struct osmp_plan *osmp_team_plan(osmp_team_t team);
 

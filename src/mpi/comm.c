@@ -484,7 +484,16 @@ int osmp__mpi_done(struct osmp__mpi_comm *s, osmp_coll_t c, int rc)
 {
     osmp__store_relaxed(&s->on_osmp[c], osmp__load_relaxed(&s->on_osmp[c]) + 1); /* one writer per comm */
     if (rc >= 0) return rc;
-    fprintf(stderr, "osmp-mpi: rank %d: MPI_%s failed on OSMP: %s\n", s->rank, osmp_coll_name(c), osmp_status_str(rc));
+    int who = -1, why = OSMP_OK, culprit = -1;
+    if (s->team) osmp_team_failure(s->team, &who, &why);
+    for (int r = 0; who >= 0 && r < s->size; r++) /* the team's rank as a rank of comm */
+        if (s->node_of[r] == s->node_of[s->rank] && s->local_rank_of[r] == who) culprit = r;
+    if (why != OSMP_OK && culprit != s->rank)
+        fprintf(stderr, "osmp-mpi: rank %d: MPI_%s failed on OSMP: %s (rank %d of the communicator: %s)\n", s->rank,
+                osmp_coll_name(c), osmp_status_str(rc), culprit, osmp_status_str(why));
+    else
+        fprintf(stderr, "osmp-mpi: rank %d: MPI_%s failed on OSMP: %s\n", s->rank, osmp_coll_name(c),
+                osmp_status_str(rc));
     int code = rc == OSMP_ERR_NO_MEMORY ? MPI_ERR_NO_MEM : MPI_ERR_OTHER;
     PMPI_Comm_call_errhandler(s->comm, code);
     return code;

@@ -34,7 +34,7 @@ static int fault_now(void)
 
 int osmp__copy_from(pid_t pid, int same_process, void *dst, const void *src, size_t len)
 {
-    if (__builtin_expect(osmp__load32(&fault_at) != 1, 0) && fault_now()) return OSMP_ERR_SHM;
+    if (__builtin_expect(osmp__load32(&fault_at) != 1, 0) && fault_now()) return OSMP_ERR_COPY;
     return osmp__copy_probe(pid, same_process, dst, src, len);
 }
 
@@ -50,7 +50,7 @@ int osmp__copy_probe(pid_t pid, int same_process, void *dst, const void *src, si
         struct iovec local = {d, len}, remote = {(void *)s, len};
         ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
         if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return OSMP_ERR_SHM;
+        if (got <= 0) return OSMP_ERR_COPY;
         d += got;
         s += got;
         len -= (size_t)got;

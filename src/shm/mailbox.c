@@ -38,7 +38,7 @@ static int peer_check(void *ctx)
     if (osmp__load32(lost)) return OSMP_ERR_PEER_LOST;
     /* Threads of this process die with it; other processes are polled every 4 naps. */
     if (w->m->local[w->rank] || ++w->naps % 4 || osmp__live_alive(w->m->pids[w->rank])) return OSMP_OK;
-    osmp__cas32(lost, 0, (uint32_t)w->rank + 1);
+    osmp__cas32(lost, 0, osmp__lost_word(w->rank, OSMP_ERR_PEER_LOST));
     return OSMP_ERR_PEER_LOST;
 }
 
@@ -54,9 +54,17 @@ int osmp__mb_wait(struct osmp__mbox *m, int rank, int dir, uint64_t step)
 int osmp__mb_fail(struct osmp__mbox *m, int rc)
 {
     if (rc == OSMP_OK || m->failed) return rc;
-    if (m->size > 1) osmp__cas32(&osmp__mb_region(m, 0)->shared.lost, 0, (uint32_t)m->rank + 1);
+    osmp__cas32(&osmp__mb_region(m, 0)->shared.lost, 0, osmp__lost_word(m->rank, rc));
     m->failed = OSMP_ERR_PEER_LOST;
     return rc;
+}
+
+int osmp__mb_failure(struct osmp__mbox *m, int *rank)
+{
+    uint32_t w = osmp__load32(&osmp__mb_region(m, 0)->shared.lost);
+    *rank = w ? (int)(w & 0xffffff) - 1 : -1;
+    if (*rank == 0xffffff - 1) *rank = -1;
+    return w ? -(int)(w >> 24) : OSMP_OK;
 }
 
 void osmp__mb_publish(struct osmp__mbox *m, int dir, uint64_t step)

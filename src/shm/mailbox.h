@@ -47,8 +47,18 @@ struct osmp__wake {
 
 /* Team-wide state, in rank 0's region (every participant maps the whole segment). */
 struct osmp__shared {
-    osmp_atomic32_t lost; /* 0, or 1 + the rank whose loss someone noticed first */
+    /* 0, or the first failure: 1 + rank in the low 24 bits (0xffffff: a rank
+     * beyond), -status in the high 8: OSMP_ERR_PEER_LOST for a process that
+     * died, else the status of the participant's own failure (no memory, ...).
+     * One word, so that whoever sees the loss sees its reason. */
+    osmp_atomic32_t lost;
 } __attribute__((aligned(OSMP_CACHE_LINE)));
+
+static inline uint32_t osmp__lost_word(int rank, int status)
+{
+    uint32_t r = rank >= 0 && rank < 0xfffffe ? (uint32_t)rank + 1 : 0xffffff;
+    return r | (uint32_t)(-status & 0xff) << 24;
+}
 
 struct osmp__region {
     struct osmp__chan chan[2];
@@ -128,6 +138,9 @@ void osmp__mb_publish(struct osmp__mbox *m, int dir, uint64_t step);
  * OSMP_ERR_PEER_LOST within a nap; this participant's later calls too. Returns
  * rc, which the failing call returns. */
 int osmp__mb_fail(struct osmp__mbox *m, int rc);
+/* The team's first failure, if any: the participant (-1 if its rank did not
+ * fit the line) and the status it stands for; OSMP_OK and rank -1 if none. */
+int osmp__mb_failure(struct osmp__mbox *m, int *rank);
 
 /* Claim my slot (ring index or OSMP__SLOT_INLINE) of direction dir, waiting
  * until the consumers of its previous content are done. The new content's

@@ -487,6 +487,16 @@ int osmp_team_size(osmp_team_t h)
     return rc ? rc : t->coll.size;
 }
 
+int osmp_team_failure(osmp_team_t h, int *rank, int *reason)
+{
+    osmp__team_t t;
+    int rc = osmp__team_of_handle(h, &t);
+    if (rc) return rc;
+    if (!rank || !reason) return OSMP_ERR_INVALID_ARG;
+    *reason = osmp__mb_failure(&t->coll.mb, rank);
+    return OSMP_OK;
+}
+
 const struct osmp_plan *osmp_team_plan(osmp_team_t h)
 {
     osmp__team_t t;

@@ -96,7 +96,10 @@ static int run_op(osmp_team_t w, const char *op, size_t bytes, int root)
         exit(2);
     }
     if (rc) {
-        fprintf(stderr, "trace-run: rank %d: %s (root %d): %s\n", me, op, root, osmp_status_str(rc));
+        int who = -2, why = 1;
+        osmp_team_failure(w, &who, &why);
+        fprintf(stderr, "trace-run: rank %d: %s (root %d): %s; the team's failure: rank %d: %s\n", me, op, root,
+                osmp_status_str(rc), who, osmp_status_str(why));
         exit(1);
     }
     return 0;

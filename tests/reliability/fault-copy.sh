@@ -26,7 +26,10 @@ for alg in "bcast OSMP_BCAST_ALG=flat 5" "bcast OSMP_BCAST_ALG=mst 5" "allgather
       else echo "ok   $what: rank 3 makes one copy only"; fi
       continue
     fi
-    if ! grep -q "rank 3: .*shared memory" <<<"$out"; then echo "FAIL $what: rank 3 did not report its failed copy:"; echo "$out"; status=1; continue; fi
+    if ! grep -q "rank 3: [^;]*single copy" <<<"$out"; then echo "FAIL $what: rank 3 did not report its failed copy:"; echo "$out"; status=1; continue; fi
+    # Every participant that failed names rank 3 and its reason (osmp_team_failure), not only "peer lost".
+    if grep "trace-run: rank" <<<"$out" | grep -qv "the team's failure: rank 3: .*single copy"; then
+      echo "FAIL $what: a participant did not see who failed and why:"; echo "$out"; status=1; continue; fi
     echo "ok   $what: $(grep -c "trace-run: rank" <<<"$out") participants reported the failure"
   done
 done

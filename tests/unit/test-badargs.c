@@ -970,7 +970,8 @@ static void test_init_and_status(void)
     CHECK_INT(OSMP_ERR_MISMATCH, -15);
     CHECK_INT(OSMP_ERR_BAD_TEAM, -16);
     CHECK_INT(OSMP_ERR_NOT_MEMBER, -17);
-    static const int unknown[] = {1, 2, -18, -100, 1000, INT_MIN, INT_MAX};
+    CHECK_INT(OSMP_ERR_COPY, -18);
+    static const int unknown[] = {1, 2, -19, -100, 1000, INT_MIN, INT_MAX};
     for (size_t u = 0; u < sizeof(unknown) / sizeof(*unknown); u++) {
         CHECK_STR(osmp_status_str(unknown[u]), "unknown status");
         const char *nm = osmp_status_name(unknown[u]);

@@ -96,7 +96,7 @@ int osmp__allgather_ring(osmp__coll_t t, const struct osmp__args *a)
                     const char *src = (const char *)(uintptr_t)osmp__mb_chan(m, pred, OSMP__DOWN)->addr;
                     if (tbytes &&
                         osmp__copy_from(m->pids[pred], m->local[pred], dst, src + osmp__displ_of(a, take) * e, tbytes))
-                        return osmp__mb_fail(m, OSMP_ERR_SHM); /* my successor would read it from me */
+                        return osmp__mb_fail(m, OSMP_ERR_COPY); /* my successor would read it from me */
                     osmp__trace_copy(t, pred, me, tbytes);
                 } else if (tslot) {
                     size_t len = tbytes - off < chunk ? tbytes - off : chunk;

@@ -23,7 +23,7 @@ int osmp__alltoall_pairwise(osmp__coll_t t, const struct osmp__args *a)
         const char *src = (const char *)(uintptr_t)osmp__mb_chan(m, r, OSMP__UP)->addr;
         if (osmp__copy_from(m->pids[r], m->local[r], (char *)a->out + (size_t)r * bytes, src + (size_t)me * bytes,
                             bytes))
-            rc = OSMP_ERR_SHM;
+            rc = OSMP_ERR_COPY;
         osmp__trace_copy(t, r, me, bytes);
     }
     osmp__mb_publish(m, OSMP__DOWN, s);

@@ -36,7 +36,7 @@ int osmp__bcast_tree(osmp__coll_t t, const struct osmp__args *a)
             if (!src) src = (const char *)(uintptr_t)osmp__mb_chan(m, par, OSMP__DOWN)->addr;
             size_t off = c * per, n = bytes - off < per ? bytes - off : per;
             if (osmp__copy_from(m->pids[par], m->local[par], buf + off, src + off, n))
-                return osmp__mb_fail(m, OSMP_ERR_SHM); /* my children must not copy what I do not have */
+                return osmp__mb_fail(m, OSMP_ERR_COPY); /* my children must not copy what I do not have */
             osmp__trace_copy(t, par, t->rank, n);
             osmp__mb_publish(m, OSMP__DOWN, p.base + 1 + c);
         }

@@ -77,7 +77,7 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
         if (osmp__mb_wait(m, r, OSMP__UP, base + 1)) return m->failed;
         const void *src = (const void *)(uintptr_t)osmp__mb_chan(m, r, OSMP__UP)->addr;
         if (bytes && osmp__copy_from(m->pids[r], m->local[r], out + osmp__displ_of(a, r) * e, src, bytes))
-            rc = OSMP_ERR_SHM;
+            rc = OSMP_ERR_COPY;
         osmp__trace_copy(t, r, me, bytes);
     }
     osmp__mb_publish(m, OSMP__DOWN, base + 1); /* single copy 3 */

@@ -150,12 +150,12 @@ static int gather_once(osmp__coll_t t, const struct osmp__args *a, const struct 
                 while (p + run < e && tr->sub[p + run] == tr->sub[p] + (int)run) run++;
                 if (osmp__copy_from(m->pids[c], m->local[c], out + (size_t)tr->sub[p] * B,
                                     src + (p - off / B) * B, run * B))
-                    rc = OSMP_ERR_SHM;
+                    rc = OSMP_ERR_COPY;
                 osmp__trace_copy(t, c, me, run * B);
                 p += run;
             }
         } else if (stage && !rc) {
-            if (osmp__copy_from(m->pids[c], m->local[c], stage + off, src, cl)) rc = OSMP_ERR_SHM;
+            if (osmp__copy_from(m->pids[c], m->local[c], stage + off, src, cl)) rc = OSMP_ERR_COPY;
             osmp__trace_copy(t, c, me, cl);
         }
         off += cl;

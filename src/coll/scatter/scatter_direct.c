@@ -40,7 +40,7 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
         if (osmp__mb_wait(m, root, OSMP__DOWN, s)) return m->failed; /* 2 */
         const char *src = (const char *)(uintptr_t)osmp__mb_chan(m, root, OSMP__DOWN)->addr;
         if (osmp__copy_from(m->pids[root], m->local[root], a->out, src + (size_t)me * a->count * e, a->count * e))
-            rc = OSMP_ERR_SHM;
+            rc = OSMP_ERR_COPY;
         osmp__trace_copy(t, root, me, a->count * e);
         osmp__mb_publish(m, OSMP__DOWN, s);
         return rc;

@@ -148,7 +148,7 @@ static int scatter_once(osmp__coll_t t, const struct osmp__args *a, const struct
                 while (p + run < tr->nsub && tr->sub[p + run] == tr->sub[p] + run) run++;
                 if (osmp__copy_from(m->pids[tr->parent], m->local[tr->parent], stage + (size_t)p * B,
                                     src + (size_t)tr->sub[p] * B, (size_t)run * B))
-                    rc = OSMP_ERR_SHM;
+                    rc = OSMP_ERR_COPY;
                 osmp__trace_copy(t, tr->parent, me, (size_t)run * B);
                 p += run;
             }
@@ -156,7 +156,7 @@ static int scatter_once(osmp__coll_t t, const struct osmp__args *a, const struct
             size_t s0 = B; /* my stream's place in my parent's (after its own block) */
             for (int b = 0; b < tr->nbefore; b++) s0 += (size_t)tr->before_nsub[b] * B;
             if (osmp__copy_from(m->pids[tr->parent], m->local[tr->parent], stage, src + s0, (size_t)tr->nsub * B))
-                rc = OSMP_ERR_SHM;
+                rc = OSMP_ERR_COPY;
             osmp__trace_copy(t, tr->parent, me, (size_t)tr->nsub * B);
         }
         osmp__mb_publish(m, OSMP__UP, base + 1);
