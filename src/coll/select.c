@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fault.h"
 #include "coll/coll.h"
 
 /* Team shapes. A hierarchical team is HIER_MST when the distance-aware MST
@@ -178,8 +179,8 @@ static int mst_cheaper(osmp__coll_t t)
     int n = t->size;
     if (n > OSMP__GRAPH_RANKS_MAX) return 0;
     struct osmp_graph *plan = NULL;
-    uint32_t *best = malloc(sizeof(uint32_t) * (size_t)n); /* cheapest key into the tree so far; UINT32_MAX: in it */
-    int *from = malloc(sizeof(int) * (size_t)n);           /* the tree's end of that edge */
+    uint32_t *best = osmp__malloc(sizeof(uint32_t) * (size_t)n); /* cheapest key into the tree so far; UINT32_MAX: in it */
+    int *from = osmp__malloc(sizeof(int) * (size_t)n);           /* the tree's end of that edge */
     if (!best || !from || osmp_graph_create(t->topo, t->cores, n, 0, OSMP_GRAPH_PLAN, t->plan, &plan) != OSMP_OK) {
         free(best);
         free(from);

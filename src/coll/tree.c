@@ -8,6 +8,7 @@
  * the tree work on different chunks at once. Chunk c of a phase is step
  * base + 1 + c and ring slot c % depth on every participant.
  */
+#include "common/fault.h"
 #include "coll/tree.h"
 
 #include <stdlib.h>
@@ -31,8 +32,8 @@ static void tree_free(struct osmp__tree *tr)
 static int build_subtrees(struct osmp__tree *tr, int n, int me, int root, const int *par, const int *head,
                           const int *next)
 {
-    int *pre = malloc(sizeof(int) * (size_t)n), *stack = malloc(sizeof(int) * (size_t)n),
-        *size = malloc(sizeof(int) * (size_t)n);
+    int *pre = osmp__malloc(sizeof(int) * (size_t)n), *stack = osmp__malloc(sizeof(int) * (size_t)n),
+        *size = osmp__malloc(sizeof(int) * (size_t)n);
     int rc = -1, np = 0, sp = 0, at = 0;
     if (!pre || !stack || !size) goto out;
     stack[sp++] = root;
@@ -50,11 +51,11 @@ static int build_subtrees(struct osmp__tree *tr, int n, int me, int root, const 
     for (int i = np - 1; i > 0; i--) size[par[pre[i]]] += size[pre[i]];
     while (pre[at] != me) at++;
     tr->nsub = size[me];
-    tr->sub = malloc(sizeof(int) * (size_t)size[me]);
-    tr->child_nsub = malloc(sizeof(int) * (size_t)(tr->nchildren ? tr->nchildren : 1));
+    tr->sub = osmp__malloc(sizeof(int) * (size_t)size[me]);
+    tr->child_nsub = osmp__malloc(sizeof(int) * (size_t)(tr->nchildren ? tr->nchildren : 1));
     int nb = 0;
     for (int c = par[me] >= 0 ? head[par[me]] : -1; c >= 0 && c != me; c = next[c]) nb++;
-    tr->before_nsub = malloc(sizeof(int) * (size_t)(nb ? nb : 1));
+    tr->before_nsub = osmp__malloc(sizeof(int) * (size_t)(nb ? nb : 1));
     if (!tr->sub || !tr->child_nsub || !tr->before_nsub) goto out;
     memcpy(tr->sub, pre + at, sizeof(int) * (size_t)size[me]);
     for (int i = 0; i < tr->nchildren; i++) tr->child_nsub[i] = size[tr->children[i]];
@@ -75,9 +76,9 @@ static struct osmp__tree *build_mst(osmp__coll_t t, int root)
 {
     struct osmp_graph *g;
     if (osmp_graph_create(t->topo, t->cores, t->size, root, OSMP_GRAPH_MST, NULL, &g) != OSMP_OK) return NULL;
-    struct osmp__tree *tr = calloc(1, sizeof(*tr));
-    uint32_t *key = malloc(sizeof(uint32_t) * (size_t)t->size);
-    if (tr) tr->children = malloc(sizeof(int) * (size_t)t->size);
+    struct osmp__tree *tr = osmp__calloc(1, sizeof(*tr));
+    uint32_t *key = osmp__malloc(sizeof(uint32_t) * (size_t)t->size);
+    if (tr) tr->children = osmp__malloc(sizeof(int) * (size_t)t->size);
     if (!tr || !key || !tr->children) {
         if (tr) free(tr->children);
         free(tr);
@@ -110,13 +111,13 @@ static struct osmp__tree *build_tree(osmp__coll_t t, int radix, int root)
     struct osmp_plan *plan;
     if (osmp_plan_create(t->topo, t->cores, t->size, t->hierarchy, root, &plan) != OSMP_OK) return NULL;
     int n = t->size;
-    struct osmp__tree *tr = calloc(1, sizeof(*tr));
-    int *order = malloc(sizeof(int) * (size_t)n), *par = malloc(sizeof(int) * (size_t)n),
-        *head = malloc(sizeof(int) * (size_t)n), *tail = malloc(sizeof(int) * (size_t)n),
-        *next = malloc(sizeof(int) * (size_t)n);
+    struct osmp__tree *tr = osmp__calloc(1, sizeof(*tr));
+    int *order = osmp__malloc(sizeof(int) * (size_t)n), *par = osmp__malloc(sizeof(int) * (size_t)n),
+        *head = osmp__malloc(sizeof(int) * (size_t)n), *tail = osmp__malloc(sizeof(int) * (size_t)n),
+        *next = osmp__malloc(sizeof(int) * (size_t)n);
     if (!tr || !order || !par || !head || !tail || !next) goto fail;
     tr->parent = -1;
-    tr->children = malloc(sizeof(int) * (size_t)n);
+    tr->children = osmp__malloc(sizeof(int) * (size_t)n);
     if (!tr->children) goto fail;
     for (int r = 0; r < n; r++) par[r] = head[r] = tail[r] = next[r] = -1;
     for (int i = 0; i < plan->nlevels; i++)
@@ -164,7 +165,7 @@ const struct osmp__tree *osmp__tree_get(osmp__coll_t t, int radix, int root)
     if (!a) {
         if (t->narr == OSMP__MAX_ARRANGEMENTS) return NULL;
         a = &t->arr[t->narr];
-        a->trees = calloc((size_t)t->size, sizeof(*a->trees));
+        a->trees = osmp__calloc((size_t)t->size, sizeof(*a->trees));
         if (!a->trees) return NULL;
         a->radix = radix;
         a->hierarchy = t->hierarchy;
@@ -178,7 +179,7 @@ const struct osmp__tree *osmp__tree_get(osmp__coll_t t, int radix, int root)
 const int *osmp__ring_get(osmp__coll_t t)
 {
     if (t->ring) return t->ring;
-    int *ring = malloc(sizeof(int) * (size_t)t->size);
+    int *ring = osmp__malloc(sizeof(int) * (size_t)t->size);
     if (!ring) return NULL;
     for (int r = 0; r < t->size; r++) ring[r] = r;
     if (t->size > 1 && t->size <= OSMP__GRAPH_RANKS_MAX) {
@@ -195,7 +196,7 @@ const int *osmp__ring_get(osmp__coll_t t)
 
 size_t *osmp__displs_get(osmp__coll_t t)
 {
-    if (!t->displs) t->displs = malloc(sizeof(size_t) * (size_t)t->size);
+    if (!t->displs) t->displs = osmp__malloc(sizeof(size_t) * (size_t)t->size);
     return t->displs;
 }
 

@@ -28,8 +28,9 @@
                        "exercise wrap-around)")                                                              \
     X(TRACE, "", "write a transfer trace: each participant writes PREFIX.<team rank>.jsonl, one line per "   \
                  "(call, source, destination) of payload copied and per call of data reduced (README)")     \
-    X(FAULT, "", "testing: copy:N makes this process's N-th single copy fail (copy:N@R: only in osmp-run's "   \
-                 "rank R)")                                                                                   \
+    X(FAULT, "", "testing: copy:N, alloc:N or seg:N makes this process's N-th single copy, allocation "     \
+                 "(team creation, collectives) or segment creation/attach fail; @R: only in rank R "            \
+                 "(osmp-run's, or the MPI launcher's)")                                                        \
     X(VERBOSE, "0", "libosmp_mpi: 1 prints why calls fall back (once per reason) and per-call counts at "    \
                     "MPI_Finalize")                                                                          \
     X(MPI_DISABLE, "0", "libosmp_mpi: 1 passes every call to the MPI library; or a list of operations to "   \

@@ -7,34 +7,13 @@
 #include <stdlib.h>
 
 #include "common/atomic.h"
-#include "common/knobs.h"
+#include "common/fault.h"
 #include "osmp.h"
 #include "shm.h"
 
-/* OSMP_FAULT=copy:N[@R] (tests): the N-th copy of this process fails, as a
- * refused process_vm_readv would. Read once; off, a copy pays one load. */
-static osmp_atomic32_t copies;
-static osmp_atomic32_t fault_at; /* 0: not read yet, 1: off, 1 + N: the N-th copy fails */
-
-static uint32_t fault_read(void)
-{
-    const char *v = osmp__knob_str(OSMP_KNOB_FAULT), *rank = getenv("OSMP_RUN_RANK");
-    char *end;
-    long n = strncmp(v, "copy:", 5) == 0 ? strtol(v + 5, &end, 10) : 0;
-    if (n > 0 && *end == '@') n = rank && strtol(end + 1, NULL, 10) == strtol(rank, NULL, 10) ? n : 0;
-    return n > 0 && n < (1L << 30) ? 1 + (uint32_t)n : 1;
-}
-
-static int fault_now(void)
-{
-    uint32_t at = osmp__load32(&fault_at);
-    if (!at) osmp__store32(&fault_at, at = fault_read());
-    return at > 1 && osmp__fetch_add32(&copies, 1) + 1 == at - 1;
-}
-
 int osmp__copy_from(pid_t pid, int same_process, void *dst, const void *src, size_t len)
 {
-    if (__builtin_expect(osmp__load32(&fault_at) != 1, 0) && fault_now()) return OSMP_ERR_COPY;
+    if (osmp__fault(OSMP__FAULT_COPY)) return OSMP_ERR_COPY;
     return osmp__copy_probe(pid, same_process, dst, src, len);
 }
 

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fault.h"
 #include "osmp.h"
 #include "shm.h"
 
@@ -104,6 +105,7 @@ int osmp__seg_create(size_t size, char name[OSMP_SEG_NAME_MAX], void **addr)
      * teams slow; names left by dead creators are rare (all participants killed
      * within one creation), and osmp-run and osmp_shm_cleanup reap them too. */
     pthread_once(&reap_once, reap_at_first_creation);
+    if (osmp__fault(OSMP__FAULT_SEG)) return OSMP_ERR_SHM;
     unsigned char rnd[12];
     if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) return OSMP_ERR_SHM;
     int n = snprintf(name, OSMP_SEG_NAME_MAX, "/osmp-%d-", (int)getpid());
@@ -129,6 +131,7 @@ int osmp__seg_create(size_t size, char name[OSMP_SEG_NAME_MAX], void **addr)
 
 int osmp__seg_attach(const char *name, size_t size, void **addr)
 {
+    if (osmp__fault(OSMP__FAULT_SEG)) return OSMP_ERR_SHM;
     if ((*addr = mapped_already(name, size))) return OSMP_OK;
     int fd = shm_open(name, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
     if (fd < 0) return OSMP_ERR_SHM;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fault.h"
 #include "coll/coll.h"
 #include "team/team.h"
 
@@ -173,7 +174,7 @@ static int everyone(osmp_team_t h, osmp_coll_t c, const void *sendbuf, void *rec
         a.in = (const char *)recvbuf + (size_t)t->coll.rank * block;
     } else if (c == OSMP_COLL_ALLTOALL && count) {
         /* Blocks are read from every rank's send buffer while others write theirs. */
-        if (!(copy = malloc(block * (size_t)t->coll.size))) return osmp__mb_fail(&t->coll.mb, OSMP_ERR_NO_MEMORY);
+        if (!(copy = osmp__malloc(block * (size_t)t->coll.size))) return osmp__mb_fail(&t->coll.mb, OSMP_ERR_NO_MEMORY);
         a.in = memcpy(copy, recvbuf, block * (size_t)t->coll.size);
         a.staged = block * (size_t)t->coll.size;
     } else {
@@ -284,7 +285,7 @@ int osmp_alltoallv(osmp_team_t h, const void *sendbuf, const size_t *sendcounts,
                            .counts2 = recvcounts, .displs2 = rdispls, .vector = 1};
     void *copy = NULL;
     if (in_place) { /* blocks are read from every rank's send side while others write theirs */
-        if (rextent && !(copy = malloc(rextent * e))) return osmp__mb_fail(&t->coll.mb, OSMP_ERR_NO_MEMORY);
+        if (rextent && !(copy = osmp__malloc(rextent * e))) return osmp__mb_fail(&t->coll.mb, OSMP_ERR_NO_MEMORY);
         a.in = rextent ? memcpy(copy, recvbuf, rextent * e) : recvbuf;
         a.staged = rextent * e;
         a.counts = recvcounts;
@@ -321,7 +322,7 @@ int osmp_reduce_scatter(osmp_team_t h, const void *sendbuf, void *recvbuf, const
     /* In place, block r's result lands at the start of rank r's buffer: with
      * unequal counts it may cover input of later blocks not yet reduced. */
     if (in_place && !equal && total) {
-        if (!(copy = malloc(total * a.esize))) return osmp__mb_fail(&t->coll.mb, OSMP_ERR_NO_MEMORY);
+        if (!(copy = osmp__malloc(total * a.esize))) return osmp__mb_fail(&t->coll.mb, OSMP_ERR_NO_MEMORY);
         a.in = memcpy(copy, recvbuf, total * a.esize);
         a.staged = total * a.esize;
     }

@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fault.h"
 #include "common/knobs.h"
 #include "common/machine.h"
 #include "common/util.h"
@@ -268,6 +269,28 @@ static int oob_status(int rc)
     return rc == OSMP_ERR_PEER_LOST || rc == OSMP_ERR_TIMEOUT ? rc : OSMP_ERR_BOOTSTRAP;
 }
 
+/* The receive buffers of the creation exchanges. A participant must take part
+ * in both exchanges to fail together with the others, and it cannot without
+ * them: if the heap refuses, an anonymous mapping (*mapped set); if that fails
+ * too, abort, because the others would wait in the exchange (an MPI allgather
+ * has no timeout). */
+static void *exchange_buffer(size_t bytes, int *mapped)
+{
+    void *b = osmp__calloc(1, bytes);
+    *mapped = !b;
+    if (b) return b;
+    b = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0); /* zeroed */
+    if (b != MAP_FAILED) return b;
+    fprintf(stderr, "osmp: no memory to take part in a team's creation exchange (%zu bytes): abort\n", bytes);
+    abort();
+}
+
+static void exchange_free(void *b, size_t bytes, int mapped)
+{
+    if (mapped) munmap(b, bytes);
+    else free(b);
+}
+
 #define KNOWN_PARAMS (OSMP_TEAM_PARAM_CORE | OSMP_TEAM_PARAM_HIERARCHY | OSMP_TEAM_PARAM_TOPO)
 
 /* The core a participant sits on: given, or where the OS runs it; planning on
@@ -313,18 +336,19 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     osmp_topo_t topo = p->topo;
     int rc = p->mask & OSMP_TEAM_PARAM_TOPO ? OSMP_OK : get_topo(&topo);
     if (rc) return rc;
-    struct osmp__team *t = calloc(1, sizeof(*t));
-    struct osmp_team *h = calloc(1, sizeof(*h));
-    struct boot1 *all1 = calloc((size_t)p->size, sizeof(*all1));
-    struct boot2 *all2 = calloc((size_t)p->size, sizeof(*all2));
+    struct osmp__team *t = osmp__calloc(1, sizeof(*t));
+    struct osmp_team *h = osmp__calloc(1, sizeof(*h));
+    int mapped1, mapped2;
+    struct boot1 *all1 = exchange_buffer((size_t)p->size * sizeof(*all1), &mapped1);
+    struct boot2 *all2 = exchange_buffer((size_t)p->size * sizeof(*all2), &mapped2);
     if (t) {
-        t->pids = calloc((size_t)p->size, sizeof(*t->pids));
-        t->local = calloc((size_t)p->size, 1);
-        t->cores = calloc((size_t)p->size, sizeof(*t->cores));
-        t->peers = calloc((size_t)p->size, sizeof(*t->peers));
-        t->thread_rv_lock = calloc(1, sizeof(pthread_mutex_t)); /* destroyable even if never initialized */
+        t->pids = osmp__calloc((size_t)p->size, sizeof(*t->pids));
+        t->local = osmp__calloc((size_t)p->size, 1);
+        t->cores = osmp__calloc((size_t)p->size, sizeof(*t->cores));
+        t->peers = osmp__calloc((size_t)p->size, sizeof(*t->peers));
+        t->thread_rv_lock = osmp__calloc(1, sizeof(pthread_mutex_t)); /* destroyable even if never initialized */
     }
-    if (!t || !h || !all1 || !all2 || !t->pids || !t->local || !t->cores || !t->peers || !t->thread_rv_lock) {
+    if (!t || !h || !t->pids || !t->local || !t->cores || !t->peers || !t->thread_rv_lock) {
         /* still take part in the exchange so the others fail instead of waiting */
         rc = OSMP_ERR_NO_MEMORY;
     } else {
@@ -410,6 +434,12 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     }
     if (!mine2.status) osmp__mb_init_mine(mb, r0->step_start);
     if (!mine2.status) mine2.status = osmp__trace_open(&t->coll.trace, r0->trace, p->rank, p->size, mine.core);
+    /* The plans here, before the last exchange: a participant that fails on its
+     * own after it would leave the others with a team it is not in. */
+    if (!mine2.status) mine2.status = osmp_plan_create(topo, t->cores, p->size, t->hierarchy, 0, &t->plan);
+    for (int c = 0; c < OSMP_COLL_COUNT && !mine2.status; c++)
+        if (t->op_hierarchy[c])
+            mine2.status = osmp_plan_create(topo, t->cores, p->size, t->op_hierarchy[c], 0, &t->op_plan[c]);
     /* Watch the peers from now on: a participant that dies from here is noticed by the others' waits. */
     for (int r = 0; r < p->size; r++)
         if (!t->local[r]) osmp__live_watch(t->pids[r]);
@@ -432,13 +462,10 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     for (int r = 0; r < p->size; r++) readable &= all2[r].can_read_next;
     t->coll.single_copy = r0->single_copy_mode && readable;
     if (!rc && r0->single_copy_mode == 2 && !readable) rc = OSMP_ERR_UNSUPPORTED;
-    if (!rc) rc = osmp_plan_create(topo, t->cores, p->size, t->hierarchy, 0, &t->plan);
-    for (int c = 0; c < OSMP_COLL_COUNT && !rc; c++)
-        if (t->op_hierarchy[c]) rc = osmp_plan_create(topo, t->cores, p->size, t->op_hierarchy[c], 0, &t->op_plan[c]);
-    if (!rc) rc = init_coll(t, r0, topo);
+    if (!rc) rc = init_coll(t, r0, topo); /* cannot fail: the same on every participant */
     if (rc) goto fail;
-    free(all1);
-    free(all2);
+    exchange_free(all1, (size_t)p->size * sizeof(*all1), mapped1);
+    exchange_free(all2, (size_t)p->size * sizeof(*all2), mapped2);
     h->magic = OSMP__TEAM_LIVE;
     h->impl = t;
     h->pid = osmp__self_pid;
@@ -448,8 +475,8 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
 fail:
     free_team(t);
     free(h);
-    free(all1);
-    free(all2);
+    exchange_free(all1, (size_t)p->size * sizeof(*all1), mapped1);
+    exchange_free(all2, (size_t)p->size * sizeof(*all2), mapped2);
     return rc;
 }
 
@@ -553,13 +580,13 @@ int osmp_team_create_threads(osmp_team_t parent_h, int nthreads, int index, osmp
     if (!team || nthreads < 1 || index < 0 || index >= nthreads) return OSMP_ERR_INVALID_ARG;
     pthread_mutex_lock(parent->thread_rv_lock);
     if (!parent->thread_rv) {
-        struct osmp__thread_rv *trv = calloc(1, sizeof(*trv));
+        struct osmp__thread_rv *trv = osmp__calloc(1, sizeof(*trv));
         if (trv) {
             trv->nthreads = nthreads;
             trv->wait = parent->coll.mb.wait;
             if (parent->coll.size * nthreads > (int)sysconf(_SC_NPROCESSORS_ONLN)) trv->wait.spin = 50;
-            trv->all = malloc((size_t)parent->coll.size * (size_t)nthreads * THREAD_RV_MAXLEN);
-            trv->rv = malloc(osmp__rv_bytes(nthreads, THREAD_RV_MAXLEN));
+            trv->all = osmp__malloc((size_t)parent->coll.size * (size_t)nthreads * THREAD_RV_MAXLEN);
+            trv->rv = osmp__malloc(osmp__rv_bytes(nthreads, THREAD_RV_MAXLEN));
             if (!trv->all || !trv->rv) {
                 free(trv->all);
                 free(trv->rv);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fault.h"
 #include "coll/coll.h"
 
 int osmp__allgatherv_gatherv_bcast(osmp__coll_t t, const struct osmp__args *a);
@@ -22,7 +23,7 @@ int osmp__allgatherv_gatherv_bcast(osmp__coll_t t, const struct osmp__args *a)
         packed &= a->displs[r] == total;
         total += a->counts[r];
     }
-    size_t *at = packed ? NULL : malloc(sizeof(size_t) * (size_t)n + total * e);
+    size_t *at = packed ? NULL : osmp__malloc(sizeof(size_t) * (size_t)n + total * e);
     if (!packed && !at) return OSMP_ERR_NO_MEMORY;
     char *all = packed ? a->out : (char *)(at + n);
     for (size_t r = 0, off = 0; !packed && r < (size_t)n; off += a->counts[r], r++) at[r] = off;

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fault.h"
 #include "coll/coll.h"
 
 int osmp__allreduce_tree(osmp__coll_t t, const struct osmp__args *a);
@@ -132,30 +133,30 @@ static struct osmp__slicing *slicing_build(osmp__coll_t t, int hier)
 {
     const struct osmp_plan *plan = t->plan;
     int n = t->size, NL = hier ? plan->nlevels : 1;
-    struct osmp__slicing *s = calloc(1, sizeof(*s));
+    struct osmp__slicing *s = osmp__calloc(1, sizeof(*s));
     if (!s) return NULL;
     s->nlevels = NL;
     s->plan = hier ? plan : NULL;
     s->size = n;
-    s->ngroups = calloc((size_t)NL, sizeof(int));
-    s->groups = calloc((size_t)NL, sizeof(*s->groups));
-    s->grp = malloc(sizeof(int) * (size_t)NL * (size_t)n);
-    s->pos = malloc(sizeof(int) * (size_t)NL * (size_t)n);
-    s->mine = malloc(sizeof(int) * (size_t)NL);
-    int *lead = malloc(sizeof(int) * (size_t)n);   /* at the level below: rank -> the group it leads */
-    int *member = malloc(sizeof(int) * (size_t)n); /* at this level: rank -> the group it is a member of */
+    s->ngroups = osmp__calloc((size_t)NL, sizeof(int));
+    s->groups = osmp__calloc((size_t)NL, sizeof(*s->groups));
+    s->grp = osmp__malloc(sizeof(int) * (size_t)NL * (size_t)n);
+    s->pos = osmp__malloc(sizeof(int) * (size_t)NL * (size_t)n);
+    s->mine = osmp__malloc(sizeof(int) * (size_t)NL);
+    int *lead = osmp__malloc(sizeof(int) * (size_t)n);   /* at the level below: rank -> the group it leads */
+    int *member = osmp__malloc(sizeof(int) * (size_t)n); /* at this level: rank -> the group it is a member of */
     if (!s->ngroups || !s->groups || !s->grp || !s->pos || !s->mine || !lead || !member) goto fail;
     for (int L = 0; L < NL; L++) {
         int ng = hier ? plan->levels[L].ngroups : 1;
         s->ngroups[L] = ng;
-        s->groups[L] = calloc((size_t)ng, sizeof(struct sl_group));
+        s->groups[L] = osmp__calloc((size_t)ng, sizeof(struct sl_group));
         if (!s->groups[L]) goto fail;
         for (int g = 0; g < ng; g++) {
             struct sl_group *G = &s->groups[L][g];
             int nm = hier ? plan->levels[L].groups[g].nmembers : n;
             G->nchild = nm;
-            G->child_lev = malloc(sizeof(int) * (size_t)nm);
-            G->child_rep = malloc(sizeof(int) * (size_t)nm);
+            G->child_lev = osmp__malloc(sizeof(int) * (size_t)nm);
+            G->child_rep = osmp__malloc(sizeof(int) * (size_t)nm);
             if (!G->child_lev || !G->child_rep) goto fail;
             for (int i = 0; i < nm; i++) {
                 int r = hier ? plan->levels[L].groups[g].members[i] : i;
@@ -175,7 +176,7 @@ static struct osmp__slicing *slicing_build(osmp__coll_t t, int hier)
                 L == 0 ? member[r] : member[plan->levels[L - 1].groups[s->grp[(L - 1) * n + r]].leader];
         for (int g = 0; g < ng; g++) {
             struct sl_group *G = &s->groups[L][g];
-            G->sub = malloc(sizeof(int) * (size_t)n);
+            G->sub = osmp__malloc(sizeof(int) * (size_t)n);
             if (!G->sub) goto fail;
         }
         for (int r = 0; r < n; r++) { /* ascending r: subtrees come out sorted */

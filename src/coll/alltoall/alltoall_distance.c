@@ -19,6 +19,7 @@
  */
 #include <stdlib.h>
 
+#include "common/fault.h"
 #include "coll/coll.h"
 
 int osmp__alltoall_distance(osmp__coll_t t, const struct osmp__args *a);
@@ -28,8 +29,8 @@ static int schedule(osmp__coll_t t, int *order)
 {
     const struct osmp_plan *plan = t->plan;
     int n = t->size, me = t->rank, top = plan->nlevels - 1, rc = 0;
-    int *rep = malloc(sizeof(int) * (size_t)n), *lead = malloc(sizeof(int) * (size_t)n),
-        *dom = malloc(sizeof(int) * (size_t)n), *cnt = NULL, *cell = NULL;
+    int *rep = osmp__malloc(sizeof(int) * (size_t)n), *lead = osmp__malloc(sizeof(int) * (size_t)n),
+        *dom = osmp__malloc(sizeof(int) * (size_t)n), *cnt = NULL, *cell = NULL;
     if (!rep || !lead || !dom) goto out;
     for (int r = 0; r < n; r++) rep[r] = r;
     for (int i = 0; i < top; i++) { /* rep[r]: the level-(i+1) member above r */
@@ -46,11 +47,11 @@ static int schedule(osmp__coll_t t, int *order)
         for (int x = 0; x < P; x++) lead[G->members[x]] = x;
         for (int r = 0; r < n; r++) dom[r] = lead[rep[r]];
     }
-    cnt = calloc((size_t)P, sizeof(int));
+    cnt = osmp__calloc((size_t)P, sizeof(int));
     if (!cnt) goto out;
     for (int r = 0; r < n; r++)
         if (++cnt[dom[r]] > m) m = cnt[dom[r]];
-    cell = malloc(sizeof(int) * (size_t)P * (size_t)m);
+    cell = osmp__malloc(sizeof(int) * (size_t)P * (size_t)m);
     if (!cell) goto out;
     for (size_t c = 0; c < (size_t)P * (size_t)m; c++) cell[c] = -1;
     int A = dom[me], S = 0;
@@ -89,7 +90,7 @@ int osmp__alltoall_distance(osmp__coll_t t, const struct osmp__args *a)
     int me = t->rank, n = t->size, rc = OSMP_OK;
     size_t bytes = a->count * a->esize;
     uint64_t s = osmp__phase(t) + 1;
-    int *order = malloc(sizeof(int) * (size_t)n);
+    int *order = osmp__malloc(sizeof(int) * (size_t)n);
     int planned = order && schedule(t, order);
     osmp__mb_chan(m, me, OSMP__UP)->addr = (uint64_t)(uintptr_t)a->in;
     osmp__mb_publish(m, OSMP__UP, s); /* 1 */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fault.h"
 #include "coll/coll.h"
 
 int osmp__gather_hier(osmp__coll_t t, const struct osmp__args *a);
@@ -124,7 +125,7 @@ static int gather_once(osmp__coll_t t, const struct osmp__args *a, const struct 
     size_t off = B;
     char *out = a->out, *stage = NULL;
     if (!root && tr->nchildren) {
-        stage = malloc((size_t)tr->nsub * B);
+        stage = osmp__malloc((size_t)tr->nsub * B);
         if (!stage) rc = OSMP_ERR_NO_MEMORY;
     }
     if (root && a->in != out + (size_t)me * B) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fault.h"
 #include "coll/coll.h"
 
 int osmp__scatter_hier(osmp__coll_t t, const struct osmp__args *a);
@@ -134,7 +135,7 @@ static int scatter_once(osmp__coll_t t, const struct osmp__args *a, const struct
         }
         osmp__mb_chan(m, me, OSMP__DOWN)->addr = (uint64_t)(uintptr_t)in;
     } else {
-        stage = tr->nchildren ? malloc((size_t)tr->nsub * B) : out;
+        stage = tr->nchildren ? osmp__malloc((size_t)tr->nsub * B) : out;
         if (!stage) rc = OSMP_ERR_NO_MEMORY;
         if (osmp__mb_wait(m, tr->parent, OSMP__DOWN, base + 1)) { /* 2 */
             if (tr->nchildren) free(stage);

@@ -1,0 +1,62 @@
+/* OSMP_FAULT (fault.h): which event of this process fails. */
+#include "common/fault.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common/knobs.h"
+
+osmp_atomic32_t osmp__fault_state;
+static enum osmp__fault_kind fault_kind;
+static long fault_at;
+static osmp_atomic32_t seen[OSMP__FAULT_KINDS];
+
+/* This process's rank in its launcher's numbering, or -1. */
+static long launcher_rank(void)
+{
+    static const char *const vars[] = {"OSMP_RUN_RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return strtol(v, NULL, 10);
+    }
+    return -1;
+}
+
+static int parse(const char *v)
+{
+    static const char *const names[OSMP__FAULT_KINDS] = {"copy:", "alloc:", "seg:"};
+    for (int k = 0; k < OSMP__FAULT_KINDS; k++) {
+        size_t len = strlen(names[k]);
+        if (strncmp(v, names[k], len) != 0) continue;
+        char *end;
+        long n = strtol(v + len, &end, 10), rank = -1;
+        if (n <= 0 || end == v + len || (*end && *end != '@')) return -1;
+        if (*end == '@') {
+            char *e2;
+            rank = strtol(end + 1, &e2, 10);
+            if (e2 == end + 1 || *e2 || rank < 0) return -1;
+        }
+        fault_kind = (enum osmp__fault_kind)k;
+        fault_at = rank < 0 || rank == launcher_rank() ? n : 0;
+        return 0;
+    }
+    return -1;
+}
+
+int osmp__fault_slow(enum osmp__fault_kind k)
+{
+    uint32_t st = osmp__load32(&osmp__fault_state);
+    if (!st) { /* threads may race here: they compute the same answer */
+        const char *v = osmp__knob_str(OSMP_KNOB_FAULT);
+        int bad = *v && parse(v);
+        if (bad) fprintf(stderr, "osmp: OSMP_FAULT=\"%s\" must be copy:N, alloc:N or seg:N, optionally @RANK; no fault\n", v);
+        st = !bad && *v && fault_at > 0 ? 2 : 1;
+        osmp__store32(&osmp__fault_state, st);
+    }
+    if (st != 2 || k != fault_kind) return 0;
+    if (osmp__fetch_add32(&seen[k], 1) + 1 != (uint32_t)fault_at) return 0;
+    /* Said, so that a test knows the event happened (and stops raising N when it does not). */
+    static const char *const what[OSMP__FAULT_KINDS] = {"single copy", "allocation", "segment creation/attach"};
+    fprintf(stderr, "osmp: OSMP_FAULT: %s %ld of this process fails\n", what[k], fault_at);
+    return 1;
+}
