@@ -293,8 +293,11 @@ static struct shared_team *find_team(const int *world, int n)
 {
     struct shared_team *found = NULL;
     pthread_mutex_lock(&registry_lock);
-    for (struct shared_team *st = shared_teams; st && !found; st = st->next)
-        if (st->n == n && memcmp(st->world, world, sizeof(int) * (size_t)n) == 0) found = st;
+    for (struct shared_team *st = shared_teams; st && !found; st = st->next) {
+        int who, why = OSMP_OK;
+        osmp_team_failure(st->team, &who, &why); /* a failed team stays with its communicators, no new one joins it */
+        if (why == OSMP_OK && st->n == n && memcmp(st->world, world, sizeof(int) * (size_t)n) == 0) found = st;
+    }
     if (found) found->refs++;
     pthread_mutex_unlock(&registry_lock);
     return found;
