@@ -3,7 +3,8 @@
  *
  *   osmp-run -n N -- survive loop [--seconds S] [--suicide RANK:ITER]
  *       Runs a mix of collectives (checking every result) until S seconds have
- *       passed (default 30). A participant that gets OSMP_ERR_PEER_LOST or
+ *       passed on rank 0 (default 30; every rank stops at the same iteration).
+ *       A participant that gets OSMP_ERR_PEER_LOST or
  *       OSMP_ERR_TIMEOUT (from any call, osmp_init included) prints
  *       "survive: rank R: <status> in <call> after <ms> ms" and exits 3; any
  *       other failure exits 1. With --suicide, rank RANK kills itself with
@@ -18,6 +19,7 @@
  *       work afterwards.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,17 +57,39 @@ static void fail(const char *what, int rc)
         if (rc_) fail(what, rc_);                                                                            \
     } while (0)
 
+/* While a team lives, no name of it may exist in /dev/shm (the creator, whose
+ * pid the name carries, unlinks it once everyone has mapped it): checked here,
+ * because osmp-run's cleanup at exit would hide a name left behind. */
+static void no_segment_name(void)
+{
+    char prefix[64];
+    snprintf(prefix, sizeof(prefix), "osmp-%d-", (int)getpid());
+    DIR *d = opendir("/dev/shm");
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+            fprintf(stderr, "survive: rank %d: /dev/shm/%s exists while its team is alive\n", rank, e->d_name);
+            exit(1);
+        }
+    if (d) closedir(d);
+}
+
 static void loop(osmp_team_t w, double seconds, int victim, long at)
 {
     enum { BIG = 1 << 20 };
     int64_t *big = malloc(BIG), *sum = malloc(BIG), *all = malloc(sizeof(int64_t) * (size_t)size);
     if (!big || !sum || !all) fail("malloc", 0);
-    for (long it = 1; now() - t0 < seconds; it++) {
+    /* Rank 0's clock decides when all stop, carried by the allreduce: a rank
+     * that stopped on its own clock would call osmp_finalize's barrier while
+     * the others call the next allreduce, mismatched collectives whose result
+     * is undefined (as in MPI). */
+    for (long it = 1, stop = 0; !stop; it++) {
         if (rank == victim && it == at) raise(SIGKILL);
-        int64_t v = rank + it, s;
-        CALL("allreduce 8 B", osmp_allreduce(w, &v, &s, 1, OSMP_INT64, OSMP_SUM));
-        if (s != (int64_t)size * (size - 1) / 2 + (int64_t)size * it) fail("allreduce 8 B", 0);
+        int64_t v = rank + it, in[2] = {v, rank == 0 && now() - t0 >= seconds}, s[2];
+        CALL("allreduce 8 B", osmp_allreduce(w, in, s, 2, OSMP_INT64, OSMP_SUM));
+        if (s[0] != (int64_t)size * (size - 1) / 2 + (int64_t)size * it) fail("allreduce 8 B", 0);
+        stop = s[1];
         CALL("barrier", osmp_barrier(w));
+        if (it == 1) no_segment_name(); /* after everyone's first call: the team is complete */
         int64_t b = rank == (int)(it % size) ? it : -1;
         CALL("bcast 8 B", osmp_bcast(w, &b, 1, OSMP_INT64, (int)(it % size)));
         if (b != it) fail("bcast 8 B", 0);
