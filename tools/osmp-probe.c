@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -119,12 +120,14 @@ static double now_s(void)
 
 #define STOP UINT64_MAX /* odd: the answering thread sees it as a request and leaves */
 #define SPREAD_MAX 0.10
+#define PAGE 4096 /* mmap rounds up to the real page size */
 #define RETRIES 2
 
 struct pair_job {
     int a, b; /* OS indices of the two CPUs */
     int iters, reps;
-    osmp_atomic64_t *line; /* alone on its own 256 bytes: no false sharing, no adjacent-line prefetch */
+    osmp_atomic64_t *line; /* alone on a page of its own, first touched by `ask` (below) */
+    osmp_atomic64_t published; /* the line's address, once `ask` has made it */
     double *samples;
     double latency; /* ns, one way */
     int remeasured;
@@ -134,6 +137,9 @@ struct pair_job {
 static void *answer(void *arg)
 {
     struct pair_job *j = arg;
+    uint64_t addr;
+    while ((addr = osmp__load_acquire(&j->published)) == 0) osmp__cpu_relax();
+    j->line = (osmp_atomic64_t *)(uintptr_t)addr;
     for (;;) {
         uint64_t v;
         while (((v = osmp__load_acquire(j->line)) & 1) == 0) {
@@ -154,14 +160,26 @@ static int cmp_double(const void *a, const void *b)
 static void *ask(void *arg)
 {
     struct pair_job *j = arg;
+    /* A fresh page touched first here: its memory (and the directory entry that orders the line) is on
+     * a's NUMA node. One line reused for every pair would live where the first pair ran, and pairs on
+     * another socket would pay the trip to it (in ../shared/latency/amd-epyc-7r13-48c.csv two CCXs of the
+     * second socket are as far apart as two sockets, 200 ns). */
+    void *page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED) {
+        j->latency = -1;
+        return NULL; /* the answering thread stays: the caller exits */
+    }
+    osmp_atomic64_t *line = page;
+    atomic_init(line, 0);
+    osmp__store_release(&j->published, (uint64_t)(uintptr_t)line);
     uint64_t v = 1;
     double best = 0, best_spread = INFINITY;
     for (int attempt = 0; attempt <= RETRIES; attempt++) {
         for (int r = -1; r < j->reps; r++) {
             double t0 = now_s();
             for (int k = 0; k < j->iters; k++, v += 2) {
-                osmp__store_release(j->line, v);
-                while (osmp__load_acquire(j->line) != v + 1) {
+                osmp__store_release(line, v);
+                while (osmp__load_acquire(line) != v + 1) {
                 }
             }
             double t1 = now_s();
@@ -176,7 +194,8 @@ static void *ask(void *arg)
         if (attempt < RETRIES) j->remeasured = 1;
     }
     j->latency = best;
-    osmp__store_release(j->line, STOP);
+    j->line = line;
+    osmp__store_release(line, STOP);
     return NULL;
 }
 
@@ -216,9 +235,8 @@ static double *measure(const int *cpus, int n, int reps, int iters, int parallel
     char *busy = calloc((size_t)n, 1);
     if (!m || !todo || !jobs || !th || !busy) die_internal("out of memory");
     for (int p = 0; p < parallel; p++) {
-        jobs[p].line = aligned_alloc(256, 256);
         jobs[p].samples = malloc(sizeof(double) * (size_t)reps);
-        if (!jobs[p].line || !jobs[p].samples) die_internal("out of memory");
+        if (!jobs[p].samples) die_internal("out of memory");
     }
     long ntodo = 0, done = 0, remeasured = 0;
     for (int i = 1; i < n; i++)
@@ -240,7 +258,8 @@ static double *measure(const int *cpus, int n, int reps, int iters, int parallel
                 jb->iters = iters;
                 jb->reps = reps;
                 jb->remeasured = 0;
-                atomic_init(jb->line, 0);
+                jb->line = NULL;
+                atomic_init(&jb->published, 0);
             } else {
                 todo[keep][0] = i, todo[keep][1] = j, keep++;
             }
@@ -253,8 +272,10 @@ static double *measure(const int *cpus, int n, int reps, int iters, int parallel
         }
         for (int p = 0; p < nb; p++) {
             pthread_join(th[2 * p + 1], NULL);
-            pthread_join(th[2 * p], NULL);
             struct pair_job *jb = &jobs[p];
+            if (jb->latency < 0) die_internal("cannot map a page for CPUs %d and %d: %s", cpus[jb->a], cpus[jb->b], strerror(errno));
+            pthread_join(th[2 * p], NULL);
+            munmap((void *)jb->line, PAGE);
             m[(size_t)jb->a * (size_t)n + (size_t)jb->b] = m[(size_t)jb->b * (size_t)n + (size_t)jb->a] = jb->latency;
             remeasured += jb->remeasured;
         }
@@ -267,11 +288,10 @@ static double *measure(const int *cpus, int n, int reps, int iters, int parallel
     }
     if (progress) fputc('\n', stderr);
     fprintf(stderr,
-            "osmp-probe: measured %ld pair%s of %d CPUs in %.2f s (median of %d x %d round trips per pair, %ld "
+            "osmp-probe: measured %ld pair%s of %d CPUs in %.3f s (median of %d x %d round trips per pair, %ld "
             "re-measured, --parallel %d)\n",
             total, total == 1 ? "" : "s", n, now_s() - start, reps, iters, remeasured, parallel);
     for (int p = 0; p < parallel; p++) {
-        free(jobs[p].line);
         free(jobs[p].samples);
     }
     free(jobs);

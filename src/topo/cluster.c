@@ -109,15 +109,17 @@ int osmp__latency_parse_csv(const char *text, size_t len, double **out, int *nou
                           row, n, n, n);
                 goto bad;
             }
-            double v = 0;
-            int got = parse_field(f, fe, &v, row, col, why, why_len);
-            if (got < 0) goto bad;
-            if (got && col >= row) {
+            const char *fs = f;
+            while (fs < fe && (*fs == ' ' || *fs == '\t')) fs++;
+            if (fs < fe && col >= row) { /* before its value: a square matrix has zeros there */
                 osmp__why(why, why_len,
                           "row %d column %d holds a value: only pairs below the diagonal (column < row) belong in "
                           "the lower-triangular CSV", row, col);
                 goto bad;
             }
+            double v = 0;
+            int got = parse_field(f, fe, &v, row, col, why, why_len);
+            if (got < 0) goto bad;
             if (!got && col < row) {
                 osmp__why(why, why_len, "row %d column %d is empty: row %d needs %d latencies", row, col, row, row);
                 goto bad;
