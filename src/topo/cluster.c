@@ -80,7 +80,7 @@ int osmp__latency_parse_csv(const char *text, size_t len, double **out, int *nou
     size_t end = len;
     while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == '\r')) end--;
     if (end == 0) {
-        osmp__why(why, why_len, "empty: no rows");
+        osmp__why(why, why_len, "no latency in it: a matrix of 0 or 1 CPU (clustering needs at least 2)");
         return OSMP_ERR_INVALID_ARG;
     }
     int n = 1;

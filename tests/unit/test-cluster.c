@@ -359,7 +359,8 @@ static void test_csv(void)
     static const struct {
         const char *text, *why;
     } bad[] = {
-        {"", "empty"},
+        {"", "0 or 1 CPU"},
+        {"\n", "0 or 1 CPU"},
         {",\n", "1 CPU"},
         {",,\n10,,\n20,,\n", "row 2 column 1 is empty"},
         {",,\n10,,\n20\n", "row 2 has 1 columns, expected 2 latencies (ragged CSV)"},
