@@ -443,75 +443,6 @@ static hwloc_topology_t load_hw(const char *synthetic)
     return hw;
 }
 
-static const char *cpuset_str(hwloc_const_bitmap_t set, char *buf, size_t len)
-{
-    hwloc_bitmap_list_snprintf(buf, len, set);
-    return buf;
-}
-
-/* Does hwloc's tree of this machine have the measured domains, and only those? One line either way. */
-static void compare_with_hwloc(hwloc_topology_t hw, const int *cpus, const struct osmp__mtree *t)
-{
-    int n = t->n;
-    hwloc_bitmap_t allowed = hwloc_bitmap_alloc(), set = hwloc_bitmap_alloc(), mine = hwloc_bitmap_alloc();
-    char a[256], b[64];
-    for (int i = 0; i < n; i++) hwloc_bitmap_set(allowed, (unsigned)cpus[i]);
-    static const hwloc_obj_type_t types[] = {HWLOC_OBJ_PACKAGE, HWLOC_OBJ_DIE,     HWLOC_OBJ_GROUP, HWLOC_OBJ_NUMANODE,
-                                             HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_CORE};
-    const int ntypes = (int)(sizeof(types) / sizeof(types[0]));
-    /* 1. Every measured group is an hwloc object. */
-    for (int l = 0; l + 1 < t->nlevels; l++)
-        for (int g = 0; g < t->levels[l].ngroups; g++) {
-            hwloc_bitmap_zero(mine);
-            for (int i = 0; i < n; i++)
-                if (t->levels[l].group_of[i] == g) hwloc_bitmap_set(mine, (unsigned)cpus[i]);
-            if (hwloc_bitmap_weight(mine) < 2) continue;
-            int found = 0;
-            for (int k = 0; k < ntypes && !found; k++)
-                for (int x = 0; x < hwloc_get_nbobjs_by_type(hw, types[k]) && !found; x++) {
-                    hwloc_bitmap_and(set, hwloc_get_obj_by_type(hw, types[k], (unsigned)x)->cpuset, allowed);
-                    found = hwloc_bitmap_isequal(set, mine);
-                }
-            if (!found) {
-                osmp__mlevel_name(t, l, b, sizeof(b));
-                fprintf(stderr,
-                        "osmp-probe: hwloc and the measurement disagree: CPUs %s form a measured domain (%s, %.1f ns) "
-                        "that hwloc's tree does not have\n",
-                        cpuset_str(mine, a, sizeof(a)), b, t->levels[l].latency_ns);
-                goto out;
-            }
-        }
-    /* 2. Every hwloc object that splits the CPUs is a measured group. */
-    for (int k = 0; k < ntypes; k++)
-        for (int x = 0; x < hwloc_get_nbobjs_by_type(hw, types[k]); x++) {
-            hwloc_obj_t o = hwloc_get_obj_by_type(hw, types[k], (unsigned)x);
-            hwloc_bitmap_and(set, o->cpuset, allowed);
-            int w = hwloc_bitmap_weight(set);
-            if (w < 2 || w >= n) continue;
-            int found = 0;
-            for (int l = 0; l + 1 < t->nlevels && !found; l++)
-                for (int g = 0; g < t->levels[l].ngroups && !found; g++) {
-                    hwloc_bitmap_zero(mine);
-                    for (int i = 0; i < n; i++)
-                        if (t->levels[l].group_of[i] == g) hwloc_bitmap_set(mine, (unsigned)cpus[i]);
-                    found = hwloc_bitmap_isequal(set, mine);
-                }
-            if (!found) {
-                hwloc_obj_type_snprintf(b, sizeof(b), o, 0);
-                fprintf(stderr,
-                        "osmp-probe: hwloc and the measurement disagree: hwloc's %s L#%u (CPUs %s) is not a measured "
-                        "domain (no latency gap around it)\n",
-                        b, o->logical_index, cpuset_str(set, a, sizeof(a)));
-                goto out;
-            }
-        }
-    fprintf(stderr, "osmp-probe: hwloc's tree of this machine and the measured one agree\n");
-out:
-    hwloc_bitmap_free(allowed);
-    hwloc_bitmap_free(set);
-    hwloc_bitmap_free(mine);
-}
-
 /* ---------------------------------------------------------------- main */
 
 int main(int argc, char **argv)
@@ -590,7 +521,9 @@ int main(int argc, char **argv)
     hwloc_topology_t hw = NULL;
     if (!from_csv) {
         hw = load_hw(NULL);
-        compare_with_hwloc(hw, cpus, tree);
+        char line[512];
+        osmp__measured_compare(hw, cpus, tree, line, sizeof(line));
+        fprintf(stderr, "osmp-probe: %s\n", line);
     }
     const char *xml_paths[2] = {out_xml, save ? save_path : NULL};
     for (int k = 0; k < 2; k++) {
@@ -609,7 +542,7 @@ int main(int argc, char **argv)
                                        sizeof(why));
         if (rc == OSMP_ERR_NO_MEMORY) die_internal("out of memory");
         if (rc) die_usage("%s", why);
-        if (conflicts && k == 0)
+        if (conflicts)
             fprintf(stderr, "osmp-probe: %d measured group%s cross hwloc's objects and are not in %s\n", conflicts,
                     conflicts == 1 ? "" : "s", xml_paths[k]);
         if (k == 1) fprintf(stderr, "osmp-probe: saved %s (OSMP_TOPOLOGY=measured uses it)\n", xml_paths[k]);

@@ -113,3 +113,79 @@ int osmp__measured_cache_path(char *buf, size_t len, char *why, size_t why_len)
     }
     return OSMP_OK;
 }
+
+/* The CPUs of measured group g of level l, as OS indices. */
+static void group_set(hwloc_bitmap_t set, const int *cpus, const struct osmp__mtree *t, int l, int g)
+{
+    hwloc_bitmap_zero(set);
+    for (int i = 0; i < t->n; i++)
+        if (t->levels[l].group_of[i] == g) hwloc_bitmap_set(set, (unsigned)cpus[i]);
+}
+
+int osmp__measured_compare(hwloc_topology_t hw, const int *cpus, const struct osmp__mtree *t, char *line,
+                           size_t len)
+{
+    int n = t->n, agree = 1;
+    hwloc_bitmap_t cpuset = hwloc_bitmap_alloc(), set = hwloc_bitmap_alloc(), mine = hwloc_bitmap_alloc();
+    if (!cpuset || !set || !mine) {
+        osmp__why(line, len, "out of memory comparing with hwloc");
+        agree = -1;
+        goto out;
+    }
+    char a[256], b[64];
+    for (int i = 0; i < n; i++) hwloc_bitmap_set(cpuset, (unsigned)cpus[i]);
+    /* The kinds topo groups by (src/topo/topo.c); other objects say nothing about sharing. */
+    static const hwloc_obj_type_t types[] = {HWLOC_OBJ_PACKAGE, HWLOC_OBJ_DIE,     HWLOC_OBJ_GROUP, HWLOC_OBJ_NUMANODE,
+                                             HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_CORE};
+    const int ntypes = (int)(sizeof(types) / sizeof(types[0]));
+    /* 1. Every measured domain is an hwloc object (restricted to the measured CPUs). */
+    for (int l = 0; l + 1 < t->nlevels && agree; l++)
+        for (int g = 0; g < t->levels[l].ngroups && agree; g++) {
+            group_set(mine, cpus, t, l, g);
+            if (hwloc_bitmap_weight(mine) < 2) continue;
+            int found = 0;
+            for (int k = 0; k < ntypes && !found; k++)
+                for (int x = 0; x < hwloc_get_nbobjs_by_type(hw, types[k]) && !found; x++) {
+                    hwloc_bitmap_and(set, hwloc_get_obj_by_type(hw, types[k], (unsigned)x)->cpuset, cpuset);
+                    found = hwloc_bitmap_isequal(set, mine);
+                }
+            if (!found) {
+                osmp__mlevel_name(t, l, b, sizeof(b));
+                hwloc_bitmap_list_snprintf(a, sizeof(a), mine);
+                osmp__why(line, len,
+                          "hwloc and the measurement disagree: CPUs %s form a measured domain (%s, %.1f ns) that "
+                          "hwloc's tree does not have",
+                          a, b, t->levels[l].latency_ns);
+                agree = 0;
+            }
+        }
+    /* 2. Every hwloc object that splits the measured CPUs is a measured domain. */
+    for (int k = 0; k < ntypes && agree; k++)
+        for (int x = 0; x < hwloc_get_nbobjs_by_type(hw, types[k]) && agree; x++) {
+            hwloc_obj_t o = hwloc_get_obj_by_type(hw, types[k], (unsigned)x);
+            hwloc_bitmap_and(set, o->cpuset, cpuset);
+            int w = hwloc_bitmap_weight(set);
+            if (w < 2 || w >= n) continue;
+            int found = 0;
+            for (int l = 0; l + 1 < t->nlevels && !found; l++)
+                for (int g = 0; g < t->levels[l].ngroups && !found; g++) {
+                    group_set(mine, cpus, t, l, g);
+                    found = hwloc_bitmap_isequal(set, mine);
+                }
+            if (!found) {
+                hwloc_obj_type_snprintf(b, sizeof(b), o, 0);
+                hwloc_bitmap_list_snprintf(a, sizeof(a), set);
+                osmp__why(line, len,
+                          "hwloc and the measurement disagree: hwloc's %s L#%u (CPUs %s) is not a measured domain "
+                          "(no latency gap around it)",
+                          b, o->logical_index, a);
+                agree = 0;
+            }
+        }
+    if (agree) osmp__why(line, len, "hwloc's tree of this machine and the measured one agree");
+out:
+    hwloc_bitmap_free(cpuset);
+    hwloc_bitmap_free(set);
+    hwloc_bitmap_free(mine);
+    return agree;
+}

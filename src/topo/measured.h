@@ -68,6 +68,12 @@ void osmp__mlevel_name(const struct osmp__mtree *t, int level, char *buf, size_t
 int osmp__measured_export_xml(hwloc_topology_t hw, const int *cpus, const double *m, const struct osmp__mtree *t,
                               const char *host, const char *path, int *conflicts, char *why, size_t why_len);
 
+/* Compare the measured hierarchy of cpus[] (OS indices) with hwloc's tree: every measured domain must be
+ * an hwloc object (Package, Die, Group, NUMA node, L3, L2, Core) and every such object that splits the CPUs
+ * a measured domain. Returns 1 if they agree, 0 if not, with one line saying which domain differs. */
+int osmp__measured_compare(hwloc_topology_t hw, const int *cpus, const struct osmp__mtree *t, char *line,
+                           size_t len);
+
 /* The per-user cache of this machine's measured topology:
  * $XDG_CACHE_HOME/osmp/topology-<hostname>.xml, else ~/.cache/osmp/... */
 int osmp__measured_cache_path(char *buf, size_t len, char *why, size_t why_len);

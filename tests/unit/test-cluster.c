@@ -444,6 +444,48 @@ static void test_xml_round_trip(void)
     free(m);
 }
 
+/* osmp-probe's line on whether hwloc's tree and the measured one agree: Milan (hwloc's capture, 2 packages of
+ * 8 CCX of 8 cores, P# consecutive in each CCX) against matrices that have that structure, less, and more. */
+static int milan_ccx(int c) { return c / 8; }
+static int milan_sock(int c) { return c / 64; }
+static int milan_half_ccx(int c) { return c / 4; }
+
+static void test_compare_with_hwloc(void)
+{
+    hwloc_topology_t hw;
+    hwloc_topology_init(&hw);
+    CHECK(hwloc_topology_set_xml(hw, topo_path("amd-milan-2x64.xml")) == 0);
+    CHECK(hwloc_topology_load(hw) == 0);
+    int cpus[128];
+    for (int i = 0; i < 128; i++) cpus[i] = i;
+    static const struct {
+        struct synth s;
+        int agree;
+        const char *line;
+    } cases[] = {
+        {{128, 2, {milan_ccx, milan_sock}, {25, 100, 200}, 0.05}, 1, "agree"},
+        {{128, 0, {0}, {60}, 0.05}, 0, "hwloc's Package L#0 (CPUs 0-63) is not a measured domain"},
+        {{128, 1, {milan_sock}, {60, 200}, 0.05}, 0, "hwloc's L3 L#0 (CPUs 0-7) is not a measured domain"},
+        {{128, 3, {milan_half_ccx, milan_ccx, milan_sock}, {15, 25, 100, 200}, 0.05}, 0,
+         "CPUs 0-3 form a measured domain (group0, 15.0 ns) that hwloc's tree does not have"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        double *m = make(&cases[i].s);
+        struct osmp__mtree *t = cluster_checked(m, 128);
+        if (t) {
+            char line[512];
+            CHECK_INT(osmp__measured_compare(hw, cpus, t, line, sizeof(line)), cases[i].agree);
+            if (!strstr(line, cases[i].line)) {
+                fprintf(stderr, "  case %zu: \"%s\" does not say \"%s\"\n", i, line, cases[i].line);
+                test_failures++;
+            }
+            osmp__mtree_destroy(t);
+        }
+        free(m);
+    }
+    hwloc_topology_destroy(hw);
+}
+
 /* OSMP_TOPOLOGY=measured: the per-user cache, a clear error when it is missing. */
 static void test_measured_knob(void)
 {
@@ -481,6 +523,7 @@ int main(void)
     RUN(test_synthetic);
     RUN(test_bad_matrices);
     RUN(test_xml_round_trip);
+    RUN(test_compare_with_hwloc);
     RUN(test_measured_knob);
     return TEST_EXIT();
 }
