@@ -213,10 +213,15 @@ static int load_distances(struct osmp_topo *t, int kind, const char *name, uint3
                                                  HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0);
     if (got < 0 || nr == 0) return OSMP_OK; /* no matrix: the ladder alone orders pairs */
     uint32_t *d = malloc(sizeof(*d) * (size_t)n * (size_t)n);
-    if (!d) {
+    /* Each PU's row in the matrix, looked up once (hwloc_distances_obj_index is a linear search). */
+    int npu = t->count[OSMP_DOMAIN_PU], *row = kind == OSMP_DOMAIN_CORE ? malloc(sizeof(int) * (size_t)npu) : NULL;
+    if (!d || (kind == OSMP_DOMAIN_CORE && !row)) {
+        free(d);
+        free(row);
         hwloc_distances_release(t->hw, dist);
         return OSMP_ERR_NO_MEMORY;
     }
+    for (int p = 0; row && p < npu; p++) row[p] = hwloc_distances_obj_index(dist, t->by_kind[OSMP_DOMAIN_PU][p]->hw);
     for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++) {
             uint64_t v = UINT64_MAX;
@@ -228,8 +233,7 @@ static int load_distances(struct osmp_topo *t, int kind, const char *name, uint3
                 const struct osmp_domain *ca = &t->by_kind[kind][a]->pub, *cb = &t->by_kind[kind][b]->pub;
                 for (int x = 0; x < ca->nchildren; x++)
                     for (int y = 0; y < cb->nchildren; y++) {
-                        int ia = hwloc_distances_obj_index(dist, osmp__dom(ca->children[x])->hw);
-                        int ib = hwloc_distances_obj_index(dist, osmp__dom(cb->children[y])->hw);
+                        int ia = row[ca->children[x]->logical_index], ib = row[cb->children[y]->logical_index];
                         if (ia >= 0 && ib >= 0 && dist->values[(unsigned)ia * dist->nbobjs + (unsigned)ib] < v)
                             v = dist->values[(unsigned)ia * dist->nbobjs + (unsigned)ib];
                     }
@@ -237,6 +241,7 @@ static int load_distances(struct osmp_topo *t, int kind, const char *name, uint3
             d[a * n + b] = v == UINT64_MAX || a == b ? 0 : v > 0xffff ? 0xffff : (uint32_t)v;
         }
     hwloc_distances_release(t->hw, dist);
+    free(row);
     *out = d;
     return OSMP_OK;
 }
