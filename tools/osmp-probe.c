@@ -321,26 +321,43 @@ static void group_list(char *buf, size_t len, const int *group_of, int n, int g,
     }
 }
 
+static int group_size(const struct osmp__mlevel *L, int n, int g, int *first)
+{
+    int size = 0;
+    *first = -1;
+    for (int i = 0; i < n; i++)
+        if (L->group_of[i] == g) {
+            if (*first < 0) *first = i;
+            size++;
+        }
+    return size;
+}
+
 static void text_subtree(const struct osmp__mtree *t, int level, int g, int indent, const int *label, char *buf,
                          size_t len)
 {
-    const struct osmp__mlevel *L = &t->levels[level];
-    char name[32];
-    osmp__mlevel_name(t, level, name, sizeof(name));
-    group_list(buf, len, L->group_of, t->n, g, label);
-    printf("%*s%s %.1f ns: %s\n", indent * 2, "", name, L->latency_ns, buf);
+    group_list(buf, len, t->levels[level].group_of, t->n, g, label);
+    printf("%*s", indent * 2, "");
+    int first, size = group_size(&t->levels[level], t->n, g, &first);
+    /* A domain that is also one of the level below (EPYC 7R13's CCXs on the socket level) on one line. */
+    for (;;) {
+        char name[32];
+        osmp__mlevel_name(t, level, name, sizeof(name));
+        printf("%s %.1f ns", name, t->levels[level].latency_ns);
+        if (level == 0) break;
+        int h = t->levels[level - 1].group_of[first], f;
+        if (group_size(&t->levels[level - 1], t->n, h, &f) != size) break;
+        printf(" = ");
+        level--;
+        g = h;
+    }
+    printf(": %s\n", buf);
     if (level == 0) return;
-    const struct osmp__mlevel *B = &t->levels[level - 1];
+    const struct osmp__mlevel *L = &t->levels[level], *B = &t->levels[level - 1];
     /* The groups below, in the order of their lowest CPU; single CPUs are shown in their parent's list. */
     for (int h = 0; h < B->ngroups; h++) {
-        int first = -1, size = 0;
-        for (int i = 0; i < t->n; i++)
-            if (B->group_of[i] == h) {
-                if (first < 0) first = i;
-                size++;
-            }
-        if (L->group_of[first] != g) continue;
-        if (size > 1) text_subtree(t, level - 1, h, indent + 1, label, buf, len);
+        int f, hs = group_size(B, t->n, h, &f);
+        if (L->group_of[f] == g && hs > 1) text_subtree(t, level - 1, h, indent + 1, label, buf, len);
     }
 }
 
