@@ -171,7 +171,8 @@ OSMP_EXPORT void osmp_topo_destroy(osmp_topo_t topo);
 OSMP_EXPORT const char *osmp_topo_last_error(void);
 
 /* 1 if the topology was discovered on the machine the caller runs on (its PUs
- * are this machine's CPUs), 0 for another machine's (XML, synthetic). */
+ * are this machine's CPUs; also an XML that osmp-probe wrote on this host), 0
+ * for another machine's (XML, synthetic). */
 OSMP_EXPORT int osmp_topo_is_this_machine(osmp_topo_t topo);
 OSMP_EXPORT const struct osmp_domain *osmp_topo_root(osmp_topo_t topo);
 OSMP_EXPORT int osmp_topo_ncores(osmp_topo_t topo);
