@@ -172,7 +172,8 @@ OSMP_EXPORT void osmp_topo_destroy(osmp_topo_t topo);
 OSMP_EXPORT const char *osmp_topo_last_error(void);
 
 /* 1 if the topology was discovered on the machine the caller runs on (its PUs
- * are this machine's CPUs), 0 for another machine's (XML, synthetic). */
+ * are this machine's CPUs; also an XML that osmp-probe wrote on this host), 0
+ * for another machine's (XML, synthetic). */
 OSMP_EXPORT int osmp_topo_is_this_machine(osmp_topo_t topo);
 OSMP_EXPORT const struct osmp_domain *osmp_topo_root(osmp_topo_t topo);
 OSMP_EXPORT int osmp_topo_ncores(osmp_topo_t topo);
@@ -209,8 +210,9 @@ OSMP_EXPORT const struct osmp_domain *osmp_topo_domain_of(osmp_topo_t topo, int 
  *   6     OSMP_DIST_MACHINE        nothing below the machine             6 (other board)
  *
  * The rung is ordinal: it orders pairs, it does not measure time. Where the
- * hardware reports a NUMA distance matrix (hwloc "NUMALatency"), pairs on one
- * rung are further ordered by it; see osmp_topo_distance_key.
+ * hardware reports a NUMA distance matrix (hwloc "NUMALatency"), or the
+ * topology is osmp-probe's measurement of the machine (core-to-core latency),
+ * pairs on one rung are further ordered by it; see osmp_topo_distance_key.
  */
 typedef enum {
     OSMP_DIST_CORE = 0,
@@ -225,8 +227,10 @@ typedef enum {
 
 /* Rung of the pair of cores (logical indices); negative status if out of range. */
 OSMP_EXPORT int osmp_topo_distance(osmp_topo_t topo, int core_a, int core_b);
-/* A total order refining the rung: rung first, then the NUMA matrix entry
- * (0 without a matrix or inside one NUMA node), then a deeper LCD first.
+/* A total order refining the rung: rung first, then the measured latency of the
+ * pair in ns where the topology has osmp-probe's matrix (hwloc distances
+ * "OSMPLatency"), else the NUMA matrix entry (0 without a matrix or inside one
+ * NUMA node), then a deeper LCD first.
  * Comparable only within one topology. 0 for the same core. UINT32_MAX on bad input. */
 OSMP_EXPORT uint32_t osmp_topo_distance_key(osmp_topo_t topo, int core_a, int core_b);
 /* Short rung name: "core", "l2", "l3", "numa", "package", "group", "machine". */

@@ -191,10 +191,9 @@ int main(int argc, char **argv)
             setenv("OSMP_RUN_SIZE", v, 1);
             snprintf(v, sizeof(v), "%d", cores[r]);
             setenv("OSMP_RUN_CORE", v, 1);
-            if (topo_env[0])
-                setenv("OSMP_TOPOLOGY", topo_env, 1);
-            else
-                bind_to(osmp_topo_domain(topo, OSMP_DOMAIN_CORE, cores[r]));
+            if (topo_env[0]) setenv("OSMP_TOPOLOGY", topo_env, 1);
+            /* Another machine's topology only plans; osmp-probe's XML of this host is this machine. */
+            if (osmp_topo_is_this_machine(topo)) bind_to(osmp_topo_domain(topo, OSMP_DOMAIN_CORE, cores[r]));
             if (hierarchy) setenv("OSMP_HIERARCHY", hierarchy, 1);
             execvp(argv[optind], argv + optind);
             fprintf(stderr, "osmp-run: cannot run %s: %s\n", argv[optind], strerror(errno));

@@ -12,7 +12,10 @@
 /* X(NAME, default, doc) */
 #define OSMP_KNOB_MAP(X)                                                                                     \
     X(HIERARCHY, "auto", "hierarchy spec of every team (auto: chosen from the machine; see osmp-topo)")     \
-    X(TOPOLOGY, "", "plan on this hwloc XML file (or synthetic:STRING) instead of the machine we run on")     \
+    X(TOPOLOGY, "", "plan on this hwloc XML file (or synthetic:STRING) instead of the machine we run on; "    \
+                    "measured: this machine as osmp-probe --save measured it "                                \
+                    "($XDG_CACHE_HOME/osmp/topology-HOST.xml, else ~/.cache/osmp/...); osmp-probe's XML of "   \
+                    "this host counts as this machine (binding, the current core)")                           \
     X(CHUNK_SIZE, "32768", "bytes per pipeline chunk in a participant's buffers (64 .. 16777216)")           \
     X(PIPELINE_DEPTH, "8", "chunks in flight per participant and direction (1 .. 64)")                      \
     X(SINGLE_COPY, "auto", "copy large data once from the source buffer: auto (CMA between processes, "     \

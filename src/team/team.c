@@ -39,6 +39,7 @@
 #include "shm/shm.h"
 #include "team/rendezvous.h"
 #include "team/team.h"
+#include "topo/measured.h"
 
 pid_t osmp__self_pid;
 
@@ -62,13 +63,9 @@ static int process_topo_rc;
 static void load_process_topo(void)
 {
     const char *spec = osmp__knob_str(OSMP_KNOB_TOPOLOGY);
-    if (!*spec) {
-        process_topo_rc = osmp_topo_load(OSMP_TOPO_THIS_MACHINE, NULL, 0, &process_topo);
-    } else if (strncmp(spec, "synthetic:", 10) == 0) {
-        process_topo_rc = osmp_topo_load(OSMP_TOPO_SYNTHETIC, spec + 10, 0, &process_topo);
-    } else {
-        process_topo_rc = osmp_topo_load(OSMP_TOPO_XML, spec, 0, &process_topo);
-    }
+    process_topo_rc = osmp__topo_load_knob(spec, &process_topo);
+    /* Once per process: every team would fail the same way. */
+    if (process_topo_rc && *spec) fprintf(stderr, "osmp: %s\n", osmp_topo_last_error());
 }
 
 static int get_topo(osmp_topo_t *t)

@@ -22,8 +22,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/util.h"
+#include "measured.h"
 
 static _Thread_local char last_error[256];
 
@@ -191,34 +193,56 @@ void osmp_topo_destroy(osmp_topo_t t)
         free(t->domain_of[k]);
     }
     free(t->numa_dist);
+    free(t->core_lat);
     if (t->hw) hwloc_topology_destroy(t->hw);
     free(t);
 }
 
-/* The NUMA latency matrix, re-indexed by our NUMA domains (their first node). */
-static int load_numa_distances(struct osmp_topo *t)
+/* hwloc's latency matrices, re-indexed by our domains: the NUMA matrix by NUMA
+ * domain (their first node), and osmp-probe's measured core-to-core matrix
+ * ("OSMPLatency", between PUs) by core, a pair of cores taking their closest
+ * pair of PUs. Entries are clamped to 16 bits (the distance key's field). */
+static int load_distances(struct osmp_topo *t, int kind, const char *name, uint32_t **out)
 {
-    int n = t->count[OSMP_DOMAIN_NUMA];
+    int n = t->count[kind];
     if (n < 2) return OSMP_OK;
     unsigned nr = 1;
     struct hwloc_distances_s *dist = NULL;
-    if (hwloc_distances_get_by_type(t->hw, HWLOC_OBJ_NUMANODE, &nr, &dist, HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) <
-            0 ||
-        nr == 0)
-        return OSMP_OK; /* no matrix: the ladder alone orders pairs */
-    t->numa_dist = calloc((size_t)n * (size_t)n, sizeof(*t->numa_dist));
-    if (!t->numa_dist) {
+    int got = name ? hwloc_distances_get_by_name(t->hw, name, &nr, &dist, 0)
+                   : hwloc_distances_get_by_type(t->hw, HWLOC_OBJ_NUMANODE, &nr, &dist,
+                                                 HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0);
+    if (got < 0 || nr == 0) return OSMP_OK; /* no matrix: the ladder alone orders pairs */
+    uint32_t *d = malloc(sizeof(*d) * (size_t)n * (size_t)n);
+    /* Each PU's row in the matrix, looked up once (hwloc_distances_obj_index is a linear search). */
+    int npu = t->count[OSMP_DOMAIN_PU], *row = kind == OSMP_DOMAIN_CORE ? malloc(sizeof(int) * (size_t)npu) : NULL;
+    if (!d || (kind == OSMP_DOMAIN_CORE && !row)) {
+        free(d);
+        free(row);
         hwloc_distances_release(t->hw, dist);
         return OSMP_ERR_NO_MEMORY;
     }
+    for (int p = 0; row && p < npu; p++) row[p] = hwloc_distances_obj_index(dist, t->by_kind[OSMP_DOMAIN_PU][p]->hw);
     for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++) {
-            int ia = hwloc_distances_obj_index(dist, t->by_kind[OSMP_DOMAIN_NUMA][a]->hw);
-            int ib = hwloc_distances_obj_index(dist, t->by_kind[OSMP_DOMAIN_NUMA][b]->hw);
-            uint64_t v = (ia < 0 || ib < 0) ? 0 : dist->values[(unsigned)ia * dist->nbobjs + (unsigned)ib];
-            t->numa_dist[a * n + b] = v > 0xffff ? 0xffff : (uint32_t)v;
+            uint64_t v = UINT64_MAX;
+            if (kind == OSMP_DOMAIN_NUMA) {
+                int ia = hwloc_distances_obj_index(dist, t->by_kind[kind][a]->hw);
+                int ib = hwloc_distances_obj_index(dist, t->by_kind[kind][b]->hw);
+                if (ia >= 0 && ib >= 0) v = dist->values[(unsigned)ia * dist->nbobjs + (unsigned)ib];
+            } else if (a != b) { /* cores: the closest pair of their PUs in the matrix */
+                const struct osmp_domain *ca = &t->by_kind[kind][a]->pub, *cb = &t->by_kind[kind][b]->pub;
+                for (int x = 0; x < ca->nchildren; x++)
+                    for (int y = 0; y < cb->nchildren; y++) {
+                        int ia = row[ca->children[x]->logical_index], ib = row[cb->children[y]->logical_index];
+                        if (ia >= 0 && ib >= 0 && dist->values[(unsigned)ia * dist->nbobjs + (unsigned)ib] < v)
+                            v = dist->values[(unsigned)ia * dist->nbobjs + (unsigned)ib];
+                    }
+            }
+            d[a * n + b] = v == UINT64_MAX || a == b ? 0 : v > 0xffff ? 0xffff : (uint32_t)v;
         }
     hwloc_distances_release(t->hw, dist);
+    free(row);
+    *out = d;
     return OSMP_OK;
 }
 
@@ -255,12 +279,64 @@ static int index_tables(struct osmp_topo *t)
         for (int c = 0; c < t->ncores; c++)
             t->domain_of[k][c] = compute_domain_of(t->by_kind[OSMP_DOMAIN_CORE][c], (osmp_domain_kind_t)k);
     }
-    return load_numa_distances(t);
+    int rc = load_distances(t, OSMP_DOMAIN_NUMA, NULL, &t->numa_dist);
+    return rc ? rc : load_distances(t, OSMP_DOMAIN_CORE, OSMP__LATENCY_DIST_NAME, &t->core_lat);
 }
 
 int osmp_topo_is_this_machine(osmp_topo_t topo)
 {
     return topo && hwloc_topology_is_thissystem(topo->hw);
+}
+
+/* hwloc's part of a load into t->hw; extra: more hwloc topology flags. */
+static int hw_load(struct osmp_topo *t, osmp_topo_source_t source, const char *what, unsigned flags,
+                   unsigned long extra)
+{
+    if (hwloc_topology_init(&t->hw) < 0) {
+        t->hw = NULL;
+        osmp__why(last_error, sizeof(last_error), "hwloc_topology_init failed");
+        return OSMP_ERR_TOPO_LOAD;
+    }
+    /* I/O devices and L1 caches say nothing about sharing between cores. */
+    hwloc_topology_set_io_types_filter(t->hw, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_flags(t->hw, extra | (flags & OSMP_TOPO_WHOLE_SYSTEM ? HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED : 0));
+    if (source == OSMP_TOPO_XML) {
+        /* hwloc reports a missing file only as EINVAL at load time; say what is wrong. */
+        FILE *f = fopen(what, "r");
+        if (!f) {
+            osmp__why(last_error, sizeof(last_error), "cannot open %s: %s", what, strerror(errno));
+            return OSMP_ERR_TOPO_LOAD;
+        }
+        fclose(f);
+        if (hwloc_topology_set_xml(t->hw, what) < 0) {
+            osmp__why(last_error, sizeof(last_error), "%s: not a usable hwloc XML file", what);
+            return OSMP_ERR_TOPO_LOAD;
+        }
+    } else if (source == OSMP_TOPO_SYNTHETIC) {
+        if (hwloc_topology_set_synthetic(t->hw, what) < 0) {
+            osmp__why(last_error, sizeof(last_error), "invalid hwloc synthetic description \"%s\"", what);
+            return OSMP_ERR_TOPO_LOAD;
+        }
+    }
+    if (hwloc_topology_load(t->hw) < 0) {
+        if (source == OSMP_TOPO_XML)
+            osmp__why(last_error, sizeof(last_error), "%s: not a valid hwloc XML topology", what);
+        else
+            osmp__why(last_error, sizeof(last_error), "hwloc could not load the topology: %s", strerror(errno));
+        return OSMP_ERR_TOPO_LOAD;
+    }
+    return OSMP_OK;
+}
+
+/* osmp-probe's XML of the host we run on is this machine (binding, the current
+ * core, the allowed CPUs of this process), not a machine to plan for. */
+static int measured_here(hwloc_topology_t hw)
+{
+    const char *host = hwloc_obj_get_info_by_name(hwloc_get_root_obj(hw), OSMP__PROBE_HOST_INFO);
+    char me[256];
+    if (!host || gethostname(me, sizeof(me)) < 0) return 0;
+    me[sizeof(me) - 1] = '\0';
+    return strcmp(host, me) == 0;
 }
 
 int osmp_topo_load(osmp_topo_source_t source, const char *what, unsigned flags, osmp_topo_t *out)
@@ -273,40 +349,13 @@ int osmp_topo_load(osmp_topo_source_t source, const char *what, unsigned flags, 
     }
     struct osmp_topo *t = calloc(1, sizeof(*t));
     if (!t) return OSMP_ERR_NO_MEMORY;
-    int rc = OSMP_ERR_TOPO_LOAD;
-    if (hwloc_topology_init(&t->hw) < 0) {
-        t->hw = NULL;
-        osmp__why(last_error, sizeof(last_error), "hwloc_topology_init failed");
-        goto fail;
+    int rc = hw_load(t, source, what, flags, 0);
+    if (!rc && source == OSMP_TOPO_XML && measured_here(t->hw)) {
+        hwloc_topology_destroy(t->hw);
+        rc = hw_load(t, source, what, flags,
+                     HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM | HWLOC_TOPOLOGY_FLAG_THISSYSTEM_ALLOWED_RESOURCES);
     }
-    /* I/O devices and L1 caches say nothing about sharing between cores. */
-    hwloc_topology_set_io_types_filter(t->hw, HWLOC_TYPE_FILTER_KEEP_NONE);
-    if (flags & OSMP_TOPO_WHOLE_SYSTEM) hwloc_topology_set_flags(t->hw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
-    if (source == OSMP_TOPO_XML) {
-        /* hwloc reports a missing file only as EINVAL at load time; say what is wrong. */
-        FILE *f = fopen(what, "r");
-        if (!f) {
-            osmp__why(last_error, sizeof(last_error), "cannot open %s: %s", what, strerror(errno));
-            goto fail;
-        }
-        fclose(f);
-        if (hwloc_topology_set_xml(t->hw, what) < 0) {
-            osmp__why(last_error, sizeof(last_error), "%s: not a usable hwloc XML file", what);
-            goto fail;
-        }
-    } else if (source == OSMP_TOPO_SYNTHETIC) {
-        if (hwloc_topology_set_synthetic(t->hw, what) < 0) {
-            osmp__why(last_error, sizeof(last_error), "invalid hwloc synthetic description \"%s\"", what);
-            goto fail;
-        }
-    }
-    if (hwloc_topology_load(t->hw) < 0) {
-        if (source == OSMP_TOPO_XML)
-            osmp__why(last_error, sizeof(last_error), "%s: not a valid hwloc XML topology", what);
-        else
-            osmp__why(last_error, sizeof(last_error), "hwloc could not load the topology: %s", strerror(errno));
-        goto fail;
-    }
+    if (rc) goto fail;
     rc = build(t, hwloc_get_root_obj(t->hw), NULL, &t->root);
     if (rc) goto fail;
     if (!t->root || t->count[OSMP_DOMAIN_CORE] == 0) {
@@ -422,11 +471,34 @@ uint32_t osmp_topo_distance_key(osmp_topo_t t, int ca, int cb)
     const struct osmp_domain *a = &t->by_kind[OSMP_DOMAIN_CORE][ca]->pub;
     const struct osmp_domain *b = &t->by_kind[OSMP_DOMAIN_CORE][cb]->pub;
     if (a == b) return 0;
+    /* Measured core-to-core latency (osmp-probe) where the topology has it: it
+     * sees what the NUMA matrix sees and more (CCX, SMT, a VM's hidden sockets). */
     uint32_t numa = 0;
     const struct osmp_domain *na = numa_of(a), *nb = numa_of(b);
-    if (t->numa_dist && na && nb && na != nb)
+    if (t->core_lat)
+        numa = t->core_lat[ca * t->ncores + cb];
+    else if (t->numa_dist && na && nb && na != nb)
         numa = t->numa_dist[na->logical_index * t->count[OSMP_DOMAIN_NUMA] + nb->logical_index];
     const struct osmp_domain *x = lowest_common(a, b);
     uint32_t shallowness = 255u - (uint32_t)(x->depth > 255 ? 255 : x->depth);
     return (uint32_t)rung_of(a, b) << 24 | numa << 8 | shallowness;
+}
+
+int osmp__topo_load_knob(const char *value, osmp_topo_t *out)
+{
+    if (!value || !*value) return osmp_topo_load(OSMP_TOPO_THIS_MACHINE, NULL, 0, out);
+    if (strncmp(value, "synthetic:", 10) == 0) return osmp_topo_load(OSMP_TOPO_SYNTHETIC, value + 10, 0, out);
+    if (strcmp(value, "measured") != 0) return osmp_topo_load(OSMP_TOPO_XML, value, 0, out);
+    char path[4096], why[256];
+    if (osmp__measured_cache_path(path, sizeof(path), why, sizeof(why))) {
+        osmp__why(last_error, sizeof(last_error), "OSMP_TOPOLOGY=measured: %s", why);
+        return OSMP_ERR_TOPO_LOAD;
+    }
+    if (access(path, R_OK) != 0) {
+        osmp__why(last_error, sizeof(last_error),
+                  "OSMP_TOPOLOGY=measured: no measured topology in %s (%s); run osmp-probe --save on this machine "
+                  "to create it", path, strerror(errno));
+        return OSMP_ERR_TOPO_LOAD;
+    }
+    return osmp_topo_load(OSMP_TOPO_XML, path, 0, out);
 }

@@ -31,6 +31,7 @@ struct osmp_topo {
     struct osmp__domain **by_kind[OSMP_DOMAIN_KIND_COUNT];   /* [kind][logical index] */
     struct osmp__domain **domain_of[OSMP_DOMAIN_KIND_COUNT]; /* [kind][core]: see osmp_topo_domain_of */
     uint32_t *numa_dist; /* count[NUMA]^2 latencies from hwloc, NULL if the machine reports none */
+    uint32_t *core_lat;  /* ncores^2 measured latencies in ns (osmp-probe's "OSMPLatency"), NULL if none */
 };
 
 #endif

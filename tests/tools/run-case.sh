@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Run one osmp-topo case from cases.txt and compare stdout, stderr and the exit
+# Run one osmp-topo (or osmp-probe) case from cases.txt and compare stdout, stderr and the exit
 # status with expected/CASE.{out,err,rc}. OSMP_UPDATE_EXPECTED=1 rewrites them
 # (review the diff before committing).
-# usage: run-case.sh CASE PATH/TO/osmp-topo TOPOLOGIES_DIR
+# usage: run-case.sh CASE PATH/TO/TOOL TOPOLOGIES_DIR (osmp-topo, or osmp-probe for probe-* cases)
 set -u
 case=$1 OSMP_TOPO=$2 T=$3
 here=$(cd "$(dirname "$0")" && pwd)
