@@ -34,6 +34,10 @@
                     "MPI_Finalize")                                                                          \
     X(MPI_DISABLE, "0", "libosmp_mpi: 1 passes every call to the MPI library; or a list of operations to "   \
                         "pass, e.g. allreduce,bcast")                                                        \
+    X(PROFILE, "", "libosmp_mpi: write the point-to-point communication matrix of MPI_COMM_WORLD to FILE (N "  \
+                    "lines of N byte counts, row = sender) and FILE.json (bytes and messages) at MPI_Finalize")   \
+    X(MAP, "", "libosmp_mpi: FILE from osmp-map --format cores: MPI_Init binds rank r to the r-th core listed "  \
+                "(logical cores of this machine)")                                                          \
     X(MPI_PSEUDO_NODES, "1", "libosmp_mpi: split each node into this many pseudo-nodes (tests the "         \
                              "inter-node path on one machine)")
 

@@ -316,6 +316,7 @@ int osmp__mpi_done(struct osmp__mpi_comm *s, osmp_coll_t c, int rc)
 EXPORT int MPI_Finalize(void)
 {
     OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Finalize);
+    osmp__mpi_profile_finalize(); /* OSMP_PROFILE (profile.c): collective over the world */
     /* The world's state goes first, while every rank still makes this call. */
     MPI_Comm mine[2] = {MPI_COMM_WORLD, MPI_COMM_SELF};
     for (int i = 0; i < 2 && keyval != MPI_KEYVAL_INVALID; i++) {

@@ -119,6 +119,12 @@ static inline const void *osmp__mpi_in_place(const void *buf)
     return buf == MPI_IN_PLACE ? OSMP_IN_PLACE : buf;
 }
 
+/* ---------------------------------------------------------------- profile.c, map.c */
+
+/* OSMP_PROFILE: gather the rows and write the files (rank 0); collective over
+ * MPI_COMM_WORLD, called first in MPI_Finalize. Nothing when off. */
+void osmp__mpi_profile_finalize(void);
+
 /* ---------------------------------------------------------------- types.c */
 
 void osmp__mpi_types_init(void);

@@ -1,0 +1,343 @@
+/*
+ * libosmp_mpi: the communication matrix of a run (OSMP_PROFILE=FILE), the input
+ * of osmp-map.
+ *
+ * Every point-to-point send is counted in the sender's row, by the receiver's
+ * rank in MPI_COMM_WORLD: MPI_Send, Bsend, Ssend, Rsend, their non-blocking
+ * forms, persistent sends (counted at each MPI_Start/Startall, not at
+ * Send_init), and the send half of Sendrecv and Sendrecv_replace. A rank of
+ * another communicator is translated once per communicator
+ * (MPI_Group_translate_ranks; the table hangs on the communicator as an
+ * attribute, freed with it); MPI_PROC_NULL is not counted. Bytes are count x
+ * MPI_Type_size (the data, not the extent).
+ *
+ * At MPI_Finalize rank 0 gathers the rows and writes FILE, the bytes as N lines
+ * of N numbers (Open MPI monitoring's .mat layout; row i = what world rank i
+ * sent, where profile2mat.pl writes the symmetrized average), and FILE.json with
+ * the bytes and message counts. Collectives are not in the matrix (see README).
+ *
+ * Off, each entry point costs one predictable branch on a global before the
+ * PMPI_ call; the slow path behind it also forwards calls in a program of the
+ * other MPI library (OSMP_MPI_FORWARD_IF_FOREIGN).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/knobs.h"
+#include "osmp_mpi.h"
+
+/* 0: not decided yet, 1: off (native library), 2: on, 3: the other MPI library */
+enum { P_UNKNOWN, P_OFF, P_ON, P_FOREIGN };
+static int osmp__mpi_profile_mode;
+
+static int world_size = -1, world_rank_me;
+static osmp_atomic64_t *row_bytes, *row_msgs; /* [world_size] */
+static int keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+/* Persistent send requests: the destination and bytes each Start counts. */
+struct preq {
+    MPI_Request req;
+    int dest;
+    long bytes;
+};
+static struct preq *preqs;
+static size_t npreq, cappreq;
+static pthread_mutex_t preq_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int delete_table(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm, (void)key, (void)extra;
+    free(value);
+    return MPI_SUCCESS;
+}
+
+static void decide(void)
+{
+    if (osmp__mpi_setup() == 2) {
+        osmp__mpi_profile_mode = P_FOREIGN;
+        return;
+    }
+    const char *file = osmp__knob_str(OSMP_KNOB_PROFILE);
+    int init = 0;
+    PMPI_Initialized(&init);
+    if (!*file || !init) {
+        osmp__mpi_profile_mode = P_OFF;
+        return;
+    }
+    PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank_me);
+    row_bytes = calloc((size_t)world_size, sizeof(*row_bytes));
+    row_msgs = calloc((size_t)world_size, sizeof(*row_msgs));
+    if (!row_bytes || !row_msgs) {
+        fprintf(stderr, "osmp-mpi: OSMP_PROFILE: out of memory, not profiling\n");
+        osmp__mpi_profile_mode = P_OFF;
+        return;
+    }
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_table, &keyval, NULL);
+    osmp__mpi_profile_mode = P_ON;
+}
+
+/* P_ON, P_OFF or P_FOREIGN (decided at the first call after MPI_Init). */
+static int mode(void)
+{
+    if (osmp__mpi_profile_mode == P_UNKNOWN) pthread_once(&once, decide);
+    return osmp__mpi_profile_mode;
+}
+
+/* World rank of rank `dest` of comm (of its remote group for an
+ * intercommunicator); -1 for MPI_PROC_NULL or an invalid rank (MPI reports it). */
+static int world_of(MPI_Comm comm, int dest)
+{
+    if (dest == MPI_PROC_NULL || dest < 0) return -1;
+    if (comm == MPI_COMM_WORLD) return dest < world_size ? dest : -1;
+    int *table = NULL, flag = 0;
+    if (PMPI_Comm_get_attr(comm, keyval, &table, &flag) != MPI_SUCCESS) return -1;
+    if (!flag) {
+        int inter = 0, n;
+        MPI_Group g, wg;
+        PMPI_Comm_test_inter(comm, &inter);
+        if (inter) PMPI_Comm_remote_group(comm, &g);
+        else PMPI_Comm_group(comm, &g);
+        PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+        PMPI_Group_size(g, &n);
+        table = malloc(sizeof(int) * ((size_t)n + 1));
+        int *idx = malloc(sizeof(int) * (size_t)n);
+        if (table && idx) {
+            table[0] = n;
+            for (int i = 0; i < n; i++) idx[i] = i;
+            PMPI_Group_translate_ranks(g, n, idx, wg, table + 1);
+            PMPI_Comm_set_attr(comm, keyval, table);
+        } else {
+            free(table);
+            table = NULL;
+        }
+        free(idx);
+        PMPI_Group_free(&g);
+        PMPI_Group_free(&wg);
+        if (!table) return -1;
+    }
+    if (dest >= table[0]) return -1;
+    int w = table[1 + dest];
+    return w == MPI_UNDEFINED || w >= world_size ? -1 : w; /* a process outside the world (spawned) */
+}
+
+static long bytes_of(int count, MPI_Datatype dt)
+{
+    int size = 0;
+    if (count <= 0 || PMPI_Type_size(dt, &size) != MPI_SUCCESS) return 0;
+    return (long)count * size;
+}
+
+static void count_send(int dest_world, long bytes)
+{
+    if (dest_world < 0) return;
+    osmp__fetch_add(&row_bytes[dest_world], (uint64_t)bytes);
+    osmp__fetch_add(&row_msgs[dest_world], 1);
+}
+
+static void record(const void *buf, int count, MPI_Datatype dt, int dest, MPI_Comm comm)
+{
+    (void)buf;
+    if (mode() != P_ON) return;
+    count_send(world_of(comm, dest), bytes_of(count, dt));
+}
+
+static void remember(MPI_Request req, int count, MPI_Datatype dt, int dest, MPI_Comm comm)
+{
+    if (mode() != P_ON || req == MPI_REQUEST_NULL) return;
+    struct preq p = {req, world_of(comm, dest), bytes_of(count, dt)};
+    pthread_mutex_lock(&preq_lock);
+    if (npreq == cappreq) {
+        size_t cap = cappreq ? 2 * cappreq : 16;
+        struct preq *n = realloc(preqs, cap * sizeof(*n));
+        if (n) preqs = n, cappreq = cap;
+    }
+    if (npreq < cappreq) preqs[npreq++] = p;
+    pthread_mutex_unlock(&preq_lock);
+}
+
+static void started(MPI_Request req)
+{
+    pthread_mutex_lock(&preq_lock);
+    for (size_t i = 0; i < npreq; i++)
+        if (preqs[i].req == req) {
+            count_send(preqs[i].dest, preqs[i].bytes);
+            break;
+        }
+    pthread_mutex_unlock(&preq_lock);
+}
+
+static void forget(MPI_Request req)
+{
+    pthread_mutex_lock(&preq_lock);
+    for (size_t i = 0; i < npreq; i++)
+        if (preqs[i].req == req) {
+            preqs[i] = preqs[--npreq];
+            break;
+        }
+    pthread_mutex_unlock(&preq_lock);
+}
+
+/* The entry points: one branch when off. */
+#define SLOW __builtin_expect(osmp__mpi_profile_mode != P_OFF, 0)
+
+#define BLOCKING_SEND(Name)                                                                                  \
+    EXPORT int MPI_##Name(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)      \
+    {                                                                                                        \
+        if (SLOW) {                                                                                          \
+            OSMP_MPI_FORWARD_IF_FOREIGN(MPI_##Name);                                                         \
+            record(buf, count, dt, dest, comm);                                                              \
+        }                                                                                                    \
+        return PMPI_##Name(buf, count, dt, dest, tag, comm);                                                 \
+    }
+BLOCKING_SEND(Send)
+BLOCKING_SEND(Bsend)
+BLOCKING_SEND(Ssend)
+BLOCKING_SEND(Rsend)
+
+#define NONBLOCKING_SEND(Name)                                                                               \
+    EXPORT int MPI_##Name(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,      \
+                          MPI_Request *req)                                                                  \
+    {                                                                                                        \
+        if (SLOW) {                                                                                          \
+            OSMP_MPI_FORWARD_IF_FOREIGN(MPI_##Name);                                                         \
+            record(buf, count, dt, dest, comm);                                                              \
+        }                                                                                                    \
+        return PMPI_##Name(buf, count, dt, dest, tag, comm, req);                                            \
+    }
+NONBLOCKING_SEND(Isend)
+NONBLOCKING_SEND(Ibsend)
+NONBLOCKING_SEND(Issend)
+NONBLOCKING_SEND(Irsend)
+
+#define PERSISTENT_SEND(Name)                                                                                \
+    EXPORT int MPI_##Name(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,      \
+                          MPI_Request *req)                                                                  \
+    {                                                                                                        \
+        if (SLOW) {                                                                                          \
+            OSMP_MPI_FORWARD_IF_FOREIGN(MPI_##Name);                                                         \
+            int rc_ = PMPI_##Name(buf, count, dt, dest, tag, comm, req);                                     \
+            if (rc_ == MPI_SUCCESS) remember(*req, count, dt, dest, comm);                                   \
+            return rc_;                                                                                      \
+        }                                                                                                    \
+        return PMPI_##Name(buf, count, dt, dest, tag, comm, req);                                            \
+    }
+PERSISTENT_SEND(Send_init)
+PERSISTENT_SEND(Bsend_init)
+PERSISTENT_SEND(Ssend_init)
+PERSISTENT_SEND(Rsend_init)
+
+EXPORT int MPI_Start(MPI_Request *req)
+{
+    if (SLOW) {
+        OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Start);
+        if (mode() == P_ON) started(*req);
+    }
+    return PMPI_Start(req);
+}
+
+EXPORT int MPI_Startall(int n, MPI_Request reqs[])
+{
+    if (SLOW) {
+        OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Startall);
+        if (mode() == P_ON)
+            for (int i = 0; i < n; i++) started(reqs[i]);
+    }
+    return PMPI_Startall(n, reqs);
+}
+
+EXPORT int MPI_Request_free(MPI_Request *req)
+{
+    if (SLOW) {
+        OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Request_free);
+        if (mode() == P_ON && npreq) forget(*req);
+    }
+    return PMPI_Request_free(req);
+}
+
+EXPORT int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag, void *rbuf, int rcount,
+                        MPI_Datatype rdt, int source, int rtag, MPI_Comm comm, MPI_Status *status)
+{
+    if (SLOW) {
+        OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Sendrecv);
+        record(sbuf, scount, sdt, dest, comm);
+    }
+    return PMPI_Sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag, comm, status);
+}
+
+EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int source, int rtag,
+                                MPI_Comm comm, MPI_Status *status)
+{
+    if (SLOW) {
+        OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Sendrecv_replace);
+        record(buf, count, dt, dest, comm);
+    }
+    return PMPI_Sendrecv_replace(buf, count, dt, dest, stag, source, rtag, comm, status);
+}
+
+/* ---------------------------------------------------------------- finalize */
+
+static void write_matrix(FILE *f, const uint64_t *m, int n, const char *indent, int json)
+{
+    for (int i = 0; i < n; i++) {
+        fputs(json ? (i ? ",\n" : "\n") : "", f);
+        fputs(json ? indent : "", f);
+        fputs(json ? "[" : "", f);
+        for (int j = 0; j < n; j++)
+            fprintf(f, json ? "%s%llu" : "%s%llu ", json && j ? ", " : "", (unsigned long long)m[(size_t)i * n + j]);
+        fputs(json ? "]" : "\n", f);
+    }
+}
+
+/* Collective over MPI_COMM_WORLD, from MPI_Finalize: rank 0 writes the files. */
+void osmp__mpi_profile_finalize(void)
+{
+    if (mode() != P_ON) return;
+    int n = world_size;
+    uint64_t *mine = malloc(sizeof(uint64_t) * 2 * (size_t)n), *all = NULL;
+    if (world_rank_me == 0) all = malloc(sizeof(uint64_t) * 2 * (size_t)n * (size_t)n);
+    if (!mine || (world_rank_me == 0 && !all)) {
+        fprintf(stderr, "osmp-mpi: OSMP_PROFILE: out of memory at MPI_Finalize\n");
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (int j = 0; j < n; j++) {
+        mine[j] = osmp__load_relaxed(&row_bytes[j]);
+        mine[n + j] = osmp__load_relaxed(&row_msgs[j]);
+    }
+    PMPI_Gather(mine, 2 * n, MPI_UINT64_T, all, 2 * n, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    osmp__mpi_profile_mode = P_OFF; /* sends after this (none in a correct program) go uncounted */
+    if (world_rank_me == 0) {
+        uint64_t *bytes = malloc(sizeof(uint64_t) * (size_t)n * n), *msgs = malloc(sizeof(uint64_t) * (size_t)n * n);
+        if (!bytes || !msgs) {
+            fprintf(stderr, "osmp-mpi: OSMP_PROFILE: out of memory at MPI_Finalize\n");
+            PMPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+                bytes[(size_t)i * n + j] = all[(size_t)i * 2 * n + j];
+                msgs[(size_t)i * n + j] = all[(size_t)i * 2 * n + n + j];
+            }
+        const char *file = osmp__knob_str(OSMP_KNOB_PROFILE);
+        char json[4200];
+        snprintf(json, sizeof(json), "%s.json", file);
+        FILE *f = fopen(file, "w"), *j = fopen(json, "w");
+        if (!f || !j) {
+            fprintf(stderr, "osmp-mpi: OSMP_PROFILE: cannot write %s: %s\n", !f ? file : json, strerror(errno));
+        } else {
+            write_matrix(f, bytes, n, "", 0);
+            fprintf(j, "{\"ranks\": %d,\n \"p2p\": {\n  \"bytes\": [", n);
+            write_matrix(j, bytes, n, "   ", 1);
+            fprintf(j, "],\n  \"messages\": [");
+            write_matrix(j, msgs, n, "   ", 1);
+            fprintf(j, "]}}\n");
+        }
+        if (f) fclose(f);
+        if (j) fclose(j);
+        free(bytes), free(msgs);
+    }
+    free(mine), free(all);
+}
