@@ -260,6 +260,7 @@ static struct osmp__mpi_comm *build_state(MPI_Comm comm)
     if (ok && s->local_size > 1) { /* 3 */
         struct osmp_team_params p = {.rank = s->local_rank, .size = s->local_size,
                                      .oob_allgather = oob_allgather, .oob_ctx = &s->local};
+        osmp__mpi_profile_team(&p, s->local); /* OSMP_PROFILE (profile.c): count what its collectives move */
         ok = osmp_team_create(&p, &s->team) == OSMP_OK;
     } else if (ok) {
         struct osmp_team_params p = {.rank = 0, .size = 1};

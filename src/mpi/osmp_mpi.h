@@ -124,6 +124,9 @@ static inline const void *osmp__mpi_in_place(const void *buf)
 /* OSMP_PROFILE: gather the rows and write the files (rank 0); collective over
  * MPI_COMM_WORLD, called first in MPI_Finalize. Nothing when off. */
 void osmp__mpi_profile_finalize(void);
+/* OSMP_PROFILE: have the team about to be created over `local` count the bytes
+ * its collectives copy between members (OSMP_TEAM_PARAM_TRAFFIC). Nothing when off. */
+void osmp__mpi_profile_team(struct osmp_team_params *p, MPI_Comm local);
 
 /* ---------------------------------------------------------------- types.c */
 

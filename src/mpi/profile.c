@@ -13,8 +13,18 @@
  *
  * At MPI_Finalize rank 0 gathers the rows and writes FILE, the bytes as N lines
  * of N numbers (Open MPI monitoring's .mat layout; row i = what world rank i
- * sent, where profile2mat.pl writes the symmetrized average), and FILE.json with
- * the bytes and message counts. Collectives are not in the matrix (see README).
+ * sent, where profile2mat.pl writes the symmetrized average) and FILE.json with
+ * the bytes and message counts.
+ *
+ * Collectives that run on OSMP count what they move: each node-local team is
+ * created with OSMP_TEAM_PARAM_TRAFFIC, so the transfer trace's per-call pairs
+ * (coll/trace.h: every payload copy, from the owner of the source to the owner
+ * of the destination) are summed into counters by team rank, translated to
+ * world ranks here. Copies within one rank's memory are left out. What MPI does
+ * (calls passed to it, the leaders' steps across nodes) is not counted. FILE
+ * holds point-to-point plus collective bytes (what osmp-map should see); the
+ * json keeps them apart: "p2p" {bytes, messages}, "collectives" {bytes, calls:
+ * the number of calls that moved bytes between the pair}.
  *
  * Off, each entry point costs one predictable branch on a global before the
  * PMPI_ call; the slow path behind it also forwards calls in a program of the
@@ -47,6 +57,17 @@ struct preq {
 static struct preq *preqs;
 static size_t npreq, cappreq;
 static pthread_mutex_t preq_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Teams whose collectives count: their counters and their ranks' world ranks.
+ * Kept until MPI_Finalize (a freed communicator's bytes still count). */
+struct cteam {
+    uint64_t *acc; /* 2 * n * n, see OSMP_TEAM_PARAM_TRAFFIC */
+    int n;
+    int *world;
+    struct cteam *next;
+};
+static struct cteam *cteams;
+static pthread_mutex_t cteam_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int delete_table(MPI_Comm comm, int key, void *value, void *extra)
 {
@@ -279,6 +300,35 @@ EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
     return PMPI_Sendrecv_replace(buf, count, dt, dest, stag, source, rtag, comm, status);
 }
 
+void osmp__mpi_profile_team(struct osmp_team_params *p, MPI_Comm local)
+{
+    if (mode() != P_ON) return;
+    struct cteam *c = calloc(1, sizeof(*c));
+    int n = p->size, *idx = malloc(sizeof(int) * (size_t)n);
+    if (c) c->acc = calloc(2 * (size_t)n * (size_t)n, sizeof(uint64_t)), c->world = malloc(sizeof(int) * (size_t)n);
+    if (!c || !c->acc || !c->world || !idx) {
+        if (c) free(c->acc), free(c->world);
+        free(c), free(idx);
+        fprintf(stderr, "osmp-mpi: OSMP_PROFILE: out of memory, a communicator's collectives go uncounted\n");
+        return;
+    }
+    MPI_Group g, wg;
+    PMPI_Comm_group(local, &g);
+    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+    for (int i = 0; i < n; i++) idx[i] = i;
+    PMPI_Group_translate_ranks(g, n, idx, wg, c->world);
+    PMPI_Group_free(&g);
+    PMPI_Group_free(&wg);
+    free(idx);
+    c->n = n;
+    p->mask |= OSMP_TEAM_PARAM_TRAFFIC;
+    p->traffic = c->acc;
+    pthread_mutex_lock(&cteam_lock);
+    c->next = cteams;
+    cteams = c;
+    pthread_mutex_unlock(&cteam_lock);
+}
+
 /* ---------------------------------------------------------------- finalize */
 
 static void write_matrix(FILE *f, const uint64_t *m, int n, const char *indent, int json)
@@ -298,6 +348,30 @@ void osmp__mpi_profile_finalize(void)
 {
     if (mode() != P_ON) return;
     int n = world_size;
+    /* the collectives' counters of every team, by world rank, summed at rank 0 */
+    size_t nn = (size_t)n * (size_t)n;
+    uint64_t *coll = calloc(2 * nn, sizeof(uint64_t)), *coll_all = world_rank_me == 0 ? calloc(2 * nn, sizeof(uint64_t)) : NULL;
+    if (!coll || (world_rank_me == 0 && !coll_all)) {
+        fprintf(stderr, "osmp-mpi: OSMP_PROFILE: out of memory at MPI_Finalize\n");
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    pthread_mutex_lock(&cteam_lock);
+    for (struct cteam *c = cteams, *next; c; c = next) {
+        next = c->next;
+        size_t k = (size_t)c->n;
+        for (size_t a = 0; a < k; a++)
+            for (size_t b = 0; b < k; b++) {
+                int wa = c->world[a], wb = c->world[b];
+                if (a == b || wa < 0 || wb < 0 || wa >= n || wb >= n) continue; /* MPI_UNDEFINED: outside the world */
+                coll[(size_t)wa * n + wb] += c->acc[a * k + b];
+                coll[nn + (size_t)wa * n + wb] += c->acc[k * k + a * k + b];
+            }
+        free(c->acc), free(c->world), free(c);
+    }
+    cteams = NULL;
+    pthread_mutex_unlock(&cteam_lock);
+    PMPI_Reduce(coll, coll_all, (int)(2 * nn), MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    free(coll);
     uint64_t *mine = malloc(sizeof(uint64_t) * 2 * (size_t)n), *all = NULL;
     if (world_rank_me == 0) all = malloc(sizeof(uint64_t) * 2 * (size_t)n * (size_t)n);
     if (!mine || (world_rank_me == 0 && !all)) {
@@ -328,16 +402,23 @@ void osmp__mpi_profile_finalize(void)
         if (!f || !j) {
             fprintf(stderr, "osmp-mpi: OSMP_PROFILE: cannot write %s: %s\n", !f ? file : json, strerror(errno));
         } else {
-            write_matrix(f, bytes, n, "", 0);
+            uint64_t *total = malloc(sizeof(uint64_t) * nn);
+            for (size_t k = 0; total && k < nn; k++) total[k] = bytes[k] + coll_all[k];
+            write_matrix(f, total ? total : bytes, n, "", 0);
+            free(total);
             fprintf(j, "{\"ranks\": %d,\n \"p2p\": {\n  \"bytes\": [", n);
             write_matrix(j, bytes, n, "   ", 1);
             fprintf(j, "],\n  \"messages\": [");
             write_matrix(j, msgs, n, "   ", 1);
+            fprintf(j, "]},\n \"collectives\": {\n  \"bytes\": [");
+            write_matrix(j, coll_all, n, "   ", 1);
+            fprintf(j, "],\n  \"calls\": [");
+            write_matrix(j, coll_all + nn, n, "   ", 1);
             fprintf(j, "]}}\n");
         }
         if (f) fclose(f);
         if (j) fclose(j);
         free(bytes), free(msgs);
     }
-    free(mine), free(all);
+    free(mine), free(all), free(coll_all);
 }

@@ -9,7 +9,10 @@
  * to MPI_PROC_NULL: 1 MiB (not counted);
  * in a communicator split by r % 2 with ranks in reverse order: 8192 B to the
  * next rank of that communicator (when it has two or more).
- * Receives are posted by the receivers; nothing else is sent.
+ * Receives are posted by the receivers; nothing else is sent point to point.
+ * Collectives: in communicators of two (ranks 2k and 2k + 1), a broadcast of
+ * 1000 bytes from 2k (on OSMP, whatever its algorithm, 1000 bytes reach 2k + 1
+ * from memory 2k owns, in one call); the barriers move no payload.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -107,6 +110,10 @@ int main(int argc, char **argv)
         MPI_Wait(&rq[0], &st);
     }
     MPI_Comm_free(&half);
+    MPI_Comm pair;
+    MPI_Comm_split(MPI_COMM_WORLD, r / 2, r, &pair);
+    MPI_Bcast(sbuf, 1000, MPI_CHAR, 0, pair);
+    MPI_Comm_free(&pair);
     void *b;
     int bs;
     MPI_Buffer_detach(&b, &bs);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """OSMP_PROFILE exactness: run profile-check (tests/mpi/profile-check.c) with
-OSMP_PROFILE set and compare FILE (the .mat) and FILE.json with what the
-program sent, byte for byte and message for message.
+OSMP_PROFILE set and compare FILE (the .mat: point-to-point plus collective
+bytes) and FILE.json with what the program sent, byte for byte and message for
+message, and what its broadcasts moved.
 
 usage: profile-check.py N LAUNCH... PROGRAM
   (LAUNCH: the launcher and its options up to the rank count, which is N)
@@ -33,7 +34,12 @@ def expected(n):
                 d = members[(q + 1) % len(members)]
                 b[r][d] += 8192
                 m[r][d] += 1
-    return b, m
+    cb = [[0] * n for _ in range(n)]
+    cc = [[0] * n for _ in range(n)]
+    for r in range(0, n - 1, 2):
+        cb[r][r + 1] = 1000
+        cc[r][r + 1] = 1
+    return b, m, cb, cc
 
 
 tmp = tempfile.mkdtemp()
@@ -43,17 +49,18 @@ try:
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=250)
     if r.returncode != 0:
         sys.exit("run failed (%d): %s\n%s" % (r.returncode, r.stdout, r.stderr))
-    want_b, want_m = expected(n)
+    want_b, want_m, want_cb, want_cc = expected(n)
     text = open(prof).read()
-    want_text = "".join("".join("%d " % v for v in row) + "\n" for row in want_b)
+    want_text = "".join("".join("%d " % (v + c) for v, c in zip(row, crow)) + "\n" for row, crow in zip(want_b, want_cb))
     bad = 0
     if text != want_text:
         print("FILE differs:\n--- expected\n%s--- got\n%s" % (want_text, text))
         bad = 1
     j = json.load(open(prof + ".json"))
-    if j != {"ranks": n, "p2p": {"bytes": want_b, "messages": want_m}}:
-        print("FILE.json differs:\nexpected %s\ngot      %s" % (
-            json.dumps({"ranks": n, "p2p": {"bytes": want_b, "messages": want_m}}), json.dumps(j)))
+    want = {"ranks": n, "p2p": {"bytes": want_b, "messages": want_m},
+            "collectives": {"bytes": want_cb, "calls": want_cc}}
+    if j != want:
+        print("FILE.json differs:\nexpected %s\ngot      %s" % (json.dumps(want), json.dumps(j)))
         bad = 1
     print("ok" if not bad else "FAIL")
     sys.exit(bad)
