@@ -19,6 +19,7 @@
  * PMPI_Cart_create without reordering. Every rank computes the same mapping
  * from the same gathered input. Ranks beyond the grid get MPI_COMM_NULL, as
  * from MPI. OSMP_MPI_DISABLE=1 leaves reorder to the MPI library.
+ * MPI_Dist_graph_create(_adjacent): below.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -195,5 +196,140 @@ EXPORT int MPI_Cart_create(MPI_Comm old, int ndims, const int dims[], const int 
     if (rc != MPI_SUCCESS) return rc;
     rc = PMPI_Cart_create(ordered, ndims, dims, periods, 0, out);
     PMPI_Comm_free(&ordered);
+    return rc;
+}
+
+/*
+ * MPI_Dist_graph_create(_adjacent) with reorder = 1. The graph's vertices are
+ * the ranks of the old communicator as the call names them; as for
+ * MPI_Graph_create and MPI_Cart_create, vertex v becomes the process of new
+ * rank v, chosen by the mapping (every declared edge weighs its weight, or 1
+ * unweighted) onto the cores the ranks run on, and that process gets vertex
+ * v's edges (its MPI_Dist_graph_neighbors answer with new ranks, which are the
+ * vertices). The whole graph is gathered so that it can. The result is built
+ * with PMPI_Dist_graph_create_adjacent without reordering.
+ *   1. gather every rank's edges (u, v, weight) and whether it gave weights;
+ *   2. map the graph onto the gathered cores; key = the vertex each rank takes;
+ *   3. split in that order, hand each process its vertex's in and out edges.
+ */
+struct edge {
+    int u, v, w;
+};
+
+/* 1-3 from this rank's edges (count `ne`); `weighted`: this rank gave weights. */
+static int reorder_graph(MPI_Comm old, const struct edge *mine, int ne, int weighted, MPI_Info info, MPI_Comm *out)
+{
+    osmp_topo_t t = this_machine();
+    int size, rank, rc;
+    PMPI_Comm_size(old, &size);
+    PMPI_Comm_rank(old, &rank);
+    int *counts = malloc(sizeof(int) * (size_t)size), *displs = malloc(sizeof(int) * (size_t)size);
+    int *cores = malloc(sizeof(int) * (size_t)size), *slot_of = malloc(sizeof(int) * (size_t)size);
+    int mine2[3] = {3 * ne, t ? my_core(t) : 0, weighted}, *info3 = malloc(sizeof(int) * 3 * (size_t)size);
+    if (!counts || !displs || !cores || !slot_of || !info3) { /* the others would wait in the gather */
+        fprintf(stderr, "osmp-mpi: MPI_Dist_graph_create: out of memory\n");
+        PMPI_Abort(old, MPI_ERR_NO_MEM);
+    }
+    PMPI_Allgather(mine2, 3, MPI_INT, info3, 3, MPI_INT, old); /* 1 */
+    long total = 0;
+    int any_weighted = 0;
+    for (int k = 0; k < size; k++) {
+        counts[k] = info3[3 * k];
+        displs[k] = (int)total;
+        total += counts[k];
+        cores[k] = info3[3 * k + 1];
+        any_weighted |= info3[3 * k + 2];
+    }
+    struct edge *all = malloc(sizeof(struct edge) * (size_t)(total / 3 + 1));
+    double *mat = calloc((size_t)size * (size_t)size, sizeof(double));
+    if (!all) {
+        fprintf(stderr, "osmp-mpi: MPI_Dist_graph_create: out of memory\n");
+        PMPI_Abort(old, MPI_ERR_NO_MEM);
+    }
+    PMPI_Allgatherv(mine, 3 * ne, MPI_INT, all, counts, displs, MPI_INT, old);
+    long nall = total / 3;
+    int key = rank;
+    if (mat && t) { /* 2 */
+        for (long e = 0; e < nall; e++)
+            if (all[e].u >= 0 && all[e].u < size && all[e].v >= 0 && all[e].v < size && all[e].u != all[e].v)
+                mat[(size_t)all[e].u * size + all[e].v] += any_weighted ? all[e].w : 1;
+        struct osmp__map m;
+        if (osmp__map_init(&m, t, cores, size, mat, size) == OSMP_OK) {
+            if (osmp__map_run(&m, OSMP__MAP_AUTO, slot_of) == OSMP_OK)
+                for (int v = 0; v < size; v++)
+                    if (slot_of[v] == rank) key = v;
+            osmp__map_fini(&m);
+        }
+    }
+    MPI_Comm ordered;
+    rc = PMPI_Comm_split(old, 0, key, &ordered); /* 3 */
+    if (rc == MPI_SUCCESS) {
+        int me;
+        PMPI_Comm_rank(ordered, &me); /* = key: the vertex this process takes */
+        int nin = 0, nout = 0;
+        for (long e = 0; e < nall; e++) nin += all[e].v == me, nout += all[e].u == me;
+        int *src = malloc(sizeof(int) * (size_t)(nin + 1)), *sw = malloc(sizeof(int) * (size_t)(nin + 1));
+        int *dst = malloc(sizeof(int) * (size_t)(nout + 1)), *dw = malloc(sizeof(int) * (size_t)(nout + 1));
+        int a = 0, b = 0;
+        for (long e = 0; src && sw && dst && dw && e < nall; e++) {
+            if (all[e].v == me) src[a] = all[e].u, sw[a++] = all[e].w;
+            if (all[e].u == me) dst[b] = all[e].v, dw[b++] = all[e].w;
+        }
+        if (src && sw && dst && dw)
+            rc = PMPI_Dist_graph_create_adjacent(ordered, nin, src, any_weighted ? sw : MPI_UNWEIGHTED, nout, dst,
+                                                 any_weighted ? dw : MPI_UNWEIGHTED, info, 0, out);
+        else
+            rc = MPI_ERR_NO_MEM;
+        free(src), free(sw), free(dst), free(dw);
+        PMPI_Comm_free(&ordered);
+    }
+    free(counts), free(displs), free(cores), free(slot_of), free(info3), free(all), free(mat);
+    return rc;
+}
+
+static int reorder_wanted(MPI_Comm old, int reorder)
+{
+    int inter = 1;
+    return reorder && this_machine() && strcmp(osmp__knob_str(OSMP_KNOB_MPI_DISABLE), "1") &&
+           PMPI_Comm_test_inter(old, &inter) == MPI_SUCCESS && !inter;
+}
+
+EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm old, int indegree, const int sources[], const int sourceweights[],
+                                          int outdegree, const int destinations[], const int destweights[],
+                                          MPI_Info info, int reorder, MPI_Comm *out)
+{
+    OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Dist_graph_create_adjacent);
+    if (!reorder_wanted(old, reorder) || indegree < 0 || outdegree < 0)
+        return PMPI_Dist_graph_create_adjacent(old, indegree, sources, sourceweights, outdegree, destinations,
+                                               destweights, info, reorder, out);
+    /* the out edges name every edge once (each is some rank's out edge) */
+    int weighted = destweights != MPI_UNWEIGHTED;
+    int rank;
+    PMPI_Comm_rank(old, &rank);
+    struct edge *e = malloc(sizeof(*e) * (size_t)(outdegree + 1));
+    if (!e) return MPI_ERR_NO_MEM;
+    for (int i = 0; i < outdegree; i++) e[i] = (struct edge){rank, destinations[i], weighted ? destweights[i] : 1};
+    (void)sources, (void)sourceweights, (void)indegree;
+    int rc = reorder_graph(old, e, outdegree, weighted, info, out);
+    free(e);
+    return rc;
+}
+
+EXPORT int MPI_Dist_graph_create(MPI_Comm old, int n, const int sources[], const int degrees[],
+                                 const int destinations[], const int weights[], MPI_Info info, int reorder,
+                                 MPI_Comm *out)
+{
+    OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Dist_graph_create);
+    if (!reorder_wanted(old, reorder) || n < 0)
+        return PMPI_Dist_graph_create(old, n, sources, degrees, destinations, weights, info, reorder, out);
+    int weighted = weights != MPI_UNWEIGHTED, ne = 0;
+    for (int i = 0; i < n; i++) ne += degrees[i] > 0 ? degrees[i] : 0;
+    struct edge *e = malloc(sizeof(*e) * (size_t)(ne + 1));
+    if (!e) return MPI_ERR_NO_MEM;
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < degrees[i]; j++, k++) e[k] = (struct edge){sources[i], destinations[k], weighted ? weights[k] : 1};
+    int rc = reorder_graph(old, e, ne, weighted, info, out);
+    free(e);
     return rc;
 }

@@ -8,6 +8,8 @@ machine's first two cores (logical 0 and 1; their PUs from osmp-topo).
      1 and ranks 1, 3 core 0: the line 0-1-2-3 crosses cores 3 times in
      rank order; the mapping puts grid positions {0,1} on one core and {2,3}
      on the other (one crossing, the optimum). With reorder=0, the world order.
+     The same for the line declared with MPI_Dist_graph_create_adjacent, and
+     new rank v reports vertex v's neighbours, v - 1 and v + 1.
   3. OSMP_MAP listing fewer cores than ranks, or a core this machine lacks:
      the job fails with one line naming the file and the problem.
 
@@ -54,8 +56,8 @@ def parse(out):
     rows = {}
     for line in out.splitlines():
         w = line.split()
-        if len(w) == 6 and w[0] == "rank":
-            rows[int(w[1])] = (w[3], int(w[5]))
+        if len(w) == 10 and w[0] == "rank":
+            rows[int(w[1])] = (w[3], int(w[5]), int(w[7]), w[9])
     return rows
 
 
@@ -78,26 +80,32 @@ for reorder in ("1", "0"):
     if sorted(rows) != [0, 1, 2, 3]:
         print("FAIL: output", r.stdout)
         sys.exit(1)
-    for rank, (cpus, cart) in rows.items():
+    for rank, (cpus, cart, dist, nbrs) in rows.items():
+        want_nb = ",".join(str(x) for x in ([dist - 1] if dist > 0 else []) + ([dist + 1] if dist < 3 else []))
+        if nbrs.replace("-1,", "").replace(",-1", "") != want_nb:
+            print("FAIL: dist graph rank %d reports neighbours %s, expected %s" % (dist, nbrs, want_nb))
+            bad = 1
         want = expand(pus[mapping[rank]])
         if cpus != want:
             print("FAIL: rank %d runs on PUs %s, OSMP_MAP says core %d (PUs %s)" % (rank, cpus, mapping[rank], want))
             bad = 1
-    carts = sorted(c for c, _ in [(rows[k][1], k) for k in rows])
-    if carts != [0, 1, 2, 3]:
-        print("FAIL: cart ranks", carts)
-        bad = 1
-    if reorder == "0":
-        if any(rows[k][1] != k for k in rows):
-            print("FAIL: reorder=0 changed the order:", rows)
+    for col, what in ((1, "MPI_Cart_create"), (2, "MPI_Dist_graph_create_adjacent")):
+        new = sorted(rows[k][col] for k in rows)
+        if new != [0, 1, 2, 3]:
+            print("FAIL: %s ranks %s" % (what, new))
             bad = 1
-    else:
-        core_of_pos = {rows[k][1]: mapping[k] for k in rows}
-        crossings = sum(core_of_pos[p] != core_of_pos[p + 1] for p in range(3))
-        if crossings != 1 or core_of_pos[0] != core_of_pos[1]:
-            print("FAIL: reorder=1 gave grid positions on cores %s (%d crossings, the optimum has 1)"
-                  % ([core_of_pos[p] for p in range(4)], crossings))
-            bad = 1
+            continue
+        if reorder == "0":
+            if any(rows[k][col] != k for k in rows):
+                print("FAIL: %s with reorder=0 changed the order: %s" % (what, rows))
+                bad = 1
+        else:
+            core_of_pos = {rows[k][col]: mapping[k] for k in rows}
+            crossings = sum(core_of_pos[p] != core_of_pos[p + 1] for p in range(3))
+            if crossings != 1 or core_of_pos[0] != core_of_pos[1]:
+                print("FAIL: %s with reorder=1 put positions 0-3 on cores %s (%d crossings, the optimum has 1)"
+                      % (what, [core_of_pos[p] for p in range(4)], crossings))
+                bad = 1
 
 for mapping_text, why in (("0,1", "lists 2 cores for 4 ranks on this node"),
                           ("0,1,0,%d" % len(pus), "out of range")):
