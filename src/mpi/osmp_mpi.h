@@ -127,6 +127,13 @@ void osmp__mpi_profile_finalize(void);
 /* OSMP_PROFILE: have the team about to be created over `local` count the bytes
  * its collectives copy between members (OSMP_TEAM_PARAM_TRAFFIC). Nothing when off. */
 void osmp__mpi_profile_team(struct osmp_team_params *p, MPI_Comm local);
+/* For the Fortran sends (fortran_p2p.c): 1 when OSMP_PROFILE counts (a branch
+ * when off); count a send; a persistent send's request, its starts, its free. */
+int osmp__mpi_profile_on(void);
+void osmp__mpi_profile_send(int count, MPI_Datatype dt, int dest, MPI_Comm comm);
+void osmp__mpi_profile_send_init(MPI_Request req, int count, MPI_Datatype dt, int dest, MPI_Comm comm);
+void osmp__mpi_profile_start(MPI_Request req);
+void osmp__mpi_profile_request_free(MPI_Request req);
 
 /* ---------------------------------------------------------------- types.c */
 

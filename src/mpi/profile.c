@@ -329,6 +329,33 @@ void osmp__mpi_profile_team(struct osmp_team_params *p, MPI_Comm local)
     pthread_mutex_unlock(&cteam_lock);
 }
 
+/* For the Fortran entry points (fortran_p2p.c), which forward to the MPI
+ * library's own: the same counting, after the handles are converted. */
+int osmp__mpi_profile_on(void)
+{
+    return __builtin_expect(osmp__mpi_profile_mode != P_OFF, 0) && mode() == P_ON;
+}
+
+void osmp__mpi_profile_send(int count, MPI_Datatype dt, int dest, MPI_Comm comm)
+{
+    record(NULL, count, dt, dest, comm);
+}
+
+void osmp__mpi_profile_send_init(MPI_Request req, int count, MPI_Datatype dt, int dest, MPI_Comm comm)
+{
+    remember(req, count, dt, dest, comm);
+}
+
+void osmp__mpi_profile_start(MPI_Request req)
+{
+    if (mode() == P_ON) started(req);
+}
+
+void osmp__mpi_profile_request_free(MPI_Request req)
+{
+    if (mode() == P_ON && npreq) forget(req);
+}
+
 /* ---------------------------------------------------------------- finalize */
 
 static void write_matrix(FILE *f, const uint64_t *m, int n, const char *indent, int json)

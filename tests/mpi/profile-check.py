@@ -4,8 +4,9 @@ OSMP_PROFILE set and compare FILE (the .mat: point-to-point plus collective
 bytes) and FILE.json with what the program sent, byte for byte and message for
 message, and what its broadcasts moved.
 
-usage: profile-check.py N LAUNCH... PROGRAM
-  (LAUNCH: the launcher and its options up to the rank count, which is N)
+usage: profile-check.py [--fortran] N LAUNCH... PROGRAM
+  (LAUNCH: the launcher and its options up to the rank count, which is N;
+  --fortran: the program is tests/mpi/fortran/profile-fortran.F90)
 """
 import json
 import os
@@ -14,8 +15,26 @@ import subprocess
 import sys
 import tempfile
 
-n = int(sys.argv[1])
-cmd = sys.argv[2:]
+fortran = sys.argv[1] == "--fortran"
+args = sys.argv[2:] if fortran else sys.argv[1:]
+n = int(args[0])
+cmd = args[1:]
+
+
+def expected_fortran(n):
+    b = [[0] * n for _ in range(n)]
+    m = [[0] * n for _ in range(n)]
+    for r in range(n):
+        b[r][(r + 1) % n] += 8 + 16 + 32 + 2 * 64 + 128 + 256 + 512
+        m[r][(r + 1) % n] += 8
+    for color in (0, 1):
+        members = sorted([r for r in range(n) if r % 2 == color], key=lambda r: -r)
+        if len(members) > 1:
+            for q, r in enumerate(members):
+                b[r][members[(q + 1) % len(members)]] += 1024
+                m[r][members[(q + 1) % len(members)]] += 1
+    z = [[0] * n for _ in range(n)]
+    return b, m, z, [row[:] for row in z]
 
 
 def expected(n):
@@ -49,7 +68,7 @@ try:
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=250)
     if r.returncode != 0:
         sys.exit("run failed (%d): %s\n%s" % (r.returncode, r.stdout, r.stderr))
-    want_b, want_m, want_cb, want_cc = expected(n)
+    want_b, want_m, want_cb, want_cc = (expected_fortran if fortran else expected)(n)
     text = open(prof).read()
     want_text = "".join("".join("%d " % (v + c) for v, c in zip(row, crow)) + "\n" for row, crow in zip(want_b, want_cb))
     bad = 0
