@@ -25,6 +25,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,12 +56,20 @@ static void cpuset_of(const char *list, cpu_set_t *set)
     }
 }
 
-static void die(const char *fmt, const char *a, long x, long y) __attribute__((noreturn));
-static void die(const char *fmt, const char *a, long x, long y)
+/* One line (one write: the ranks print at once and the first abort kills the
+ * others), then the whole job stops. */
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
 {
-    fprintf(stderr, "osmp-mpi: ");
-    fprintf(stderr, fmt, a, x, y);
-    fputc('\n', stderr);
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = snprintf(line, sizeof(line), "osmp-mpi: ");
+    n += vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+    va_end(ap);
+    if (n > (int)sizeof(line) - 2) n = (int)sizeof(line) - 2;
+    line[n++] = '\n';
+    fwrite(line, 1, (size_t)n, stderr);
     PMPI_Abort(MPI_COMM_WORLD, 2);
     exit(2);
 }
@@ -88,9 +97,9 @@ static void apply_map(void)
     PMPI_Comm_size(node, &ls);
     PMPI_Comm_free(&node);
     osmp_topo_t t = this_machine();
-    if (!t) die("OSMP_MAP: cannot load this machine's topology%s", "", 0, 0);
+    if (!t) die("OSMP_MAP: cannot load this machine's topology");
     FILE *f = fopen(file, "r");
-    if (!f) die("OSMP_MAP=%s: cannot read it", file, 0, 0);
+    if (!f) die("OSMP_MAP=%s: cannot read it", file);
     char text[65536];
     size_t len = fread(text, 1, sizeof(text) - 1, f);
     fclose(f);
@@ -102,15 +111,14 @@ static void apply_map(void)
     int nc = osmp_topo_ncores(t), cap = 16384, n = 0;
     int *cores = malloc(sizeof(int) * (size_t)cap);
     char err[256];
-    if (!cores) die("OSMP_MAP=%s: out of memory", file, 0, 0);
+    if (!cores) die("OSMP_MAP=%s: out of memory", file);
     if (osmp_core_list_parse(text, nc, cores, cap, &n, err, sizeof(err)) != OSMP_OK) {
-        fprintf(stderr, "osmp-mpi: OSMP_MAP=%s: %s (this process may use cores 0-%d)\n", file, err, nc - 1);
-        PMPI_Abort(MPI_COMM_WORLD, 2);
+        die("OSMP_MAP=%s: %s (this process may use cores 0-%d)", file, err, nc - 1);
     }
-    if (n < ls) die("OSMP_MAP=%s lists %ld cores for %ld ranks on this node", file, n, ls);
+    if (n < ls) die("OSMP_MAP=%s lists %d cores for %d ranks on this node", file, n, ls);
     cpu_set_t set;
     cpuset_of(osmp_topo_domain(t, OSMP_DOMAIN_CORE, cores[lr])->cpuset, &set);
-    if (bind_all(&set)) die("OSMP_MAP=%s: cannot bind to core %ld (not allowed?)", file, cores[lr], 0);
+    if (bind_all(&set)) die("OSMP_MAP=%s: cannot bind to core %d (not allowed?)", file, cores[lr]);
     free(cores);
 }
 
