@@ -27,8 +27,8 @@
  * the number of calls that moved bytes between the pair}.
  *
  * Off, each entry point costs one predictable branch on a global before the
- * PMPI_ call; the slow path behind it also forwards calls in a program of the
- * other MPI library (OSMP_MPI_FORWARD_IF_FOREIGN).
+ * PMPI_ call (see ENTRY); the slow path behind it also forwards calls in a
+ * program of the other MPI library (OSMP_MPI_FORWARD_IF_FOREIGN).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -203,102 +203,70 @@ static void forget(MPI_Request req)
     pthread_mutex_unlock(&preq_lock);
 }
 
-/* The entry points: one branch when off. */
+/*
+ * The entry points. Off, one branch: the exported function tests the mode and
+ * calls PMPI_. Everything else sits in a separate function (noinline) that it
+ * tail-calls with the same arguments: OSMP_MPI_FORWARD_IF_FOREIGN's
+ * __builtin_apply_args makes its function save every argument register
+ * (general and vector) on entry, 20-odd instructions that must not be paid on
+ * every send; entered by a jump, the slow function sees the argument registers
+ * (and stack arguments) of the original call untouched, as the forwarding in a
+ * program of the other MPI library needs.
+ *   ENTRY(Name, params, args, before, after): before runs ahead of PMPI_Name,
+ *   after (with the result in rc_) behind it, both only on the slow path.
+ */
 #define SLOW __builtin_expect(osmp__mpi_profile_mode != P_OFF, 0)
-
-#define BLOCKING_SEND(Name)                                                                                  \
-    EXPORT int MPI_##Name(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)      \
+#define ENTRY(Name, params, args, before, after)                                                             \
+    static __attribute__((noinline)) int slow_##Name params                                                  \
     {                                                                                                        \
-        if (SLOW) {                                                                                          \
-            OSMP_MPI_FORWARD_IF_FOREIGN(MPI_##Name);                                                         \
-            record(buf, count, dt, dest, comm);                                                              \
-        }                                                                                                    \
-        return PMPI_##Name(buf, count, dt, dest, tag, comm);                                                 \
-    }
-BLOCKING_SEND(Send)
-BLOCKING_SEND(Bsend)
-BLOCKING_SEND(Ssend)
-BLOCKING_SEND(Rsend)
-
-#define NONBLOCKING_SEND(Name)                                                                               \
-    EXPORT int MPI_##Name(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,      \
-                          MPI_Request *req)                                                                  \
+        OSMP_MPI_FORWARD_IF_FOREIGN(MPI_##Name);                                                             \
+        before;                                                                                              \
+        int rc_ = PMPI_##Name args;                                                                          \
+        after;                                                                                               \
+        return rc_;                                                                                          \
+    }                                                                                                        \
+    EXPORT int MPI_##Name params                                                                             \
     {                                                                                                        \
-        if (SLOW) {                                                                                          \
-            OSMP_MPI_FORWARD_IF_FOREIGN(MPI_##Name);                                                         \
-            record(buf, count, dt, dest, comm);                                                              \
-        }                                                                                                    \
-        return PMPI_##Name(buf, count, dt, dest, tag, comm, req);                                            \
+        if (SLOW) return slow_##Name args;                                                                   \
+        return PMPI_##Name args;                                                                             \
     }
-NONBLOCKING_SEND(Isend)
-NONBLOCKING_SEND(Ibsend)
-NONBLOCKING_SEND(Issend)
-NONBLOCKING_SEND(Irsend)
 
-#define PERSISTENT_SEND(Name)                                                                                \
-    EXPORT int MPI_##Name(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,      \
-                          MPI_Request *req)                                                                  \
-    {                                                                                                        \
-        if (SLOW) {                                                                                          \
-            OSMP_MPI_FORWARD_IF_FOREIGN(MPI_##Name);                                                         \
-            int rc_ = PMPI_##Name(buf, count, dt, dest, tag, comm, req);                                     \
-            if (rc_ == MPI_SUCCESS) remember(*req, count, dt, dest, comm);                                   \
-            return rc_;                                                                                      \
-        }                                                                                                    \
-        return PMPI_##Name(buf, count, dt, dest, tag, comm, req);                                            \
-    }
-PERSISTENT_SEND(Send_init)
-PERSISTENT_SEND(Bsend_init)
-PERSISTENT_SEND(Ssend_init)
-PERSISTENT_SEND(Rsend_init)
+#define SEND_PARAMS (const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+#define SEND_ARGS (buf, count, dt, dest, tag, comm)
+#define ISEND_PARAMS (const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+#define ISEND_ARGS (buf, count, dt, dest, tag, comm, req)
+#define COUNT_IT record(buf, count, dt, dest, comm)
+#define NOTHING (void)0
+#define REMEMBER_IT                                                                                          \
+    if (rc_ == MPI_SUCCESS) remember(*req, count, dt, dest, comm)
 
-EXPORT int MPI_Start(MPI_Request *req)
-{
-    if (SLOW) {
-        OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Start);
-        if (mode() == P_ON) started(*req);
-    }
-    return PMPI_Start(req);
-}
-
-EXPORT int MPI_Startall(int n, MPI_Request reqs[])
-{
-    if (SLOW) {
-        OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Startall);
-        if (mode() == P_ON)
-            for (int i = 0; i < n; i++) started(reqs[i]);
-    }
-    return PMPI_Startall(n, reqs);
-}
-
-EXPORT int MPI_Request_free(MPI_Request *req)
-{
-    if (SLOW) {
-        OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Request_free);
-        if (mode() == P_ON && npreq) forget(*req);
-    }
-    return PMPI_Request_free(req);
-}
-
-EXPORT int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag, void *rbuf, int rcount,
-                        MPI_Datatype rdt, int source, int rtag, MPI_Comm comm, MPI_Status *status)
-{
-    if (SLOW) {
-        OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Sendrecv);
-        record(sbuf, scount, sdt, dest, comm);
-    }
-    return PMPI_Sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag, comm, status);
-}
-
-EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int source, int rtag,
-                                MPI_Comm comm, MPI_Status *status)
-{
-    if (SLOW) {
-        OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Sendrecv_replace);
-        record(buf, count, dt, dest, comm);
-    }
-    return PMPI_Sendrecv_replace(buf, count, dt, dest, stag, source, rtag, comm, status);
-}
+ENTRY(Send, SEND_PARAMS, SEND_ARGS, COUNT_IT, NOTHING)
+ENTRY(Bsend, SEND_PARAMS, SEND_ARGS, COUNT_IT, NOTHING)
+ENTRY(Ssend, SEND_PARAMS, SEND_ARGS, COUNT_IT, NOTHING)
+ENTRY(Rsend, SEND_PARAMS, SEND_ARGS, COUNT_IT, NOTHING)
+ENTRY(Isend, ISEND_PARAMS, ISEND_ARGS, COUNT_IT, NOTHING)
+ENTRY(Ibsend, ISEND_PARAMS, ISEND_ARGS, COUNT_IT, NOTHING)
+ENTRY(Issend, ISEND_PARAMS, ISEND_ARGS, COUNT_IT, NOTHING)
+ENTRY(Irsend, ISEND_PARAMS, ISEND_ARGS, COUNT_IT, NOTHING)
+/* persistent sends count at each start, not here */
+ENTRY(Send_init, ISEND_PARAMS, ISEND_ARGS, NOTHING, REMEMBER_IT)
+ENTRY(Bsend_init, ISEND_PARAMS, ISEND_ARGS, NOTHING, REMEMBER_IT)
+ENTRY(Ssend_init, ISEND_PARAMS, ISEND_ARGS, NOTHING, REMEMBER_IT)
+ENTRY(Rsend_init, ISEND_PARAMS, ISEND_ARGS, NOTHING, REMEMBER_IT)
+ENTRY(Start, (MPI_Request *req), (req), if (mode() == P_ON) started(*req), NOTHING)
+ENTRY(Startall, (int n, MPI_Request reqs[]), (n, reqs),
+      if (mode() == P_ON) for (int i_ = 0; i_ < n; i_++) started(reqs[i_]), NOTHING)
+/* before the library frees it (it sets *req to MPI_REQUEST_NULL) */
+ENTRY(Request_free, (MPI_Request *req), (req), if (mode() == P_ON && npreq) forget(*req), NOTHING)
+ENTRY(Sendrecv,
+      (const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag, void *rbuf, int rcount, MPI_Datatype rdt,
+       int source, int rtag, MPI_Comm comm, MPI_Status *status),
+      (sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag, comm, status),
+      record(sbuf, scount, sdt, dest, comm), NOTHING)
+ENTRY(Sendrecv_replace,
+      (void *buf, int count, MPI_Datatype dt, int dest, int stag, int source, int rtag, MPI_Comm comm,
+       MPI_Status *status),
+      (buf, count, dt, dest, stag, source, rtag, comm, status), COUNT_IT, NOTHING)
 
 void osmp__mpi_profile_team(struct osmp_team_params *p, MPI_Comm local)
 {
