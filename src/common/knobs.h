@@ -34,10 +34,11 @@
                     "MPI_Finalize")                                                                          \
     X(MPI_DISABLE, "0", "libosmp_mpi: 1 passes every call to the MPI library; or a list of operations to "   \
                         "pass, e.g. allreduce,bcast")                                                        \
-    X(PROFILE, "", "libosmp_mpi: write the point-to-point communication matrix of MPI_COMM_WORLD to FILE (N "  \
-                    "lines of N byte counts, row = sender) and FILE.json (bytes and messages) at MPI_Finalize")   \
-    X(MAP, "", "libosmp_mpi: FILE from osmp-map --format cores: MPI_Init binds rank r to the r-th core listed "  \
-                "(logical cores of this machine)")                                                          \
+    X(PROFILE, "", "libosmp_mpi: at MPI_Finalize write FILE, the bytes MPI_COMM_WORLD ranks sent each other "     \
+                    "(N lines of N numbers, row = sender; point-to-point plus what OSMP's collectives copied), and " \
+                    "FILE.json (the two apart, with message and call counts)")                                   \
+    X(MAP, "", "libosmp_mpi: FILE from osmp-map --format cores: MPI_Init binds the r-th rank of each node to "    \
+                "the r-th core listed (logical cores of this machine)")                                         \
     X(MPI_PSEUDO_NODES, "1", "libosmp_mpi: split each node into this many pseudo-nodes (tests the "         \
                              "inter-node path on one machine)")
 
