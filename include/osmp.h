@@ -461,7 +461,8 @@ typedef int (*osmp_oob_allgather_fn)(void *ctx, const void *send, void *recv, si
 enum {
     OSMP_TEAM_PARAM_CORE = 1u << 0,      /* core: else the OS says where the caller runs */
     OSMP_TEAM_PARAM_HIERARCHY = 1u << 1, /* hierarchy: else OSMP_HIERARCHY (default auto) */
-    OSMP_TEAM_PARAM_TOPO = 1u << 2       /* topo: else the process's (this machine, or OSMP_TOPOLOGY) */
+    OSMP_TEAM_PARAM_TOPO = 1u << 2,      /* topo: else the process's (this machine, or OSMP_TOPOLOGY) */
+    OSMP_TEAM_PARAM_TRAFFIC = 1u << 3    /* traffic: count the payload bytes this participant copies */
 };
 
 /* Zero-initialize, then set the required fields and, for each optional field
@@ -479,6 +480,16 @@ struct osmp_team_params {
      * sits on the core whose PU the OS runs it on, if the topology has it, else
      * on core rank % ncores. */
     osmp_topo_t topo;
+    /* 2 * size * size counters of the caller's, zeroed by it, that must
+     * outlive the team: at the end of every collective, this participant adds
+     * the payload bytes of each copy it made (what OSMP_TRACE writes as "copy"
+     * lines: from memory owned by team rank s into memory owned by team rank
+     * d) to traffic[s * size + d], and 1 to traffic[size * size + s * size + d]
+     * for each call that moved bytes from s to d. The sum over all
+     * participants' counters is what the collectives moved between each pair
+     * (s == d: copies within one participant's memory). Read it between calls
+     * or after osmp_team_destroy. */
+    uint64_t *traffic;
 };
 
 /* Collective over the participants of the new team. If any participant fails

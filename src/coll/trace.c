@@ -27,6 +27,8 @@ struct osmp__trace {
     size_t npairs, cap;
     uint64_t reduced;
     int rank;
+    uint64_t *acc; /* OSMP_TEAM_PARAM_TRAFFIC: the caller's counters, or NULL */
+    int size;
 };
 
 int osmp__trace_base(const char *prefix, char *base, size_t len)
@@ -71,10 +73,19 @@ int osmp__trace_open(struct osmp__trace **out, const char *base, int rank, int s
     return OSMP_OK;
 }
 
+int osmp__trace_sink(struct osmp__trace **tr, uint64_t *acc, int rank, int size)
+{
+    if (!*tr && !(*tr = calloc(1, sizeof(**tr)))) return OSMP_ERR_NO_MEMORY;
+    (*tr)->rank = rank;
+    (*tr)->acc = acc;
+    (*tr)->size = size;
+    return OSMP_OK;
+}
+
 void osmp__trace_close(struct osmp__trace *tr)
 {
     if (!tr) return;
-    fclose(tr->f);
+    if (tr->f) fclose(tr->f);
     free(tr->pairs);
     free(tr);
 }
@@ -93,6 +104,19 @@ void osmp__trace_begin_(struct osmp__trace *tr, osmp_coll_t c)
 void osmp__trace_end_(struct osmp__trace *tr)
 {
     if (--tr->depth) return;
+    if (tr->acc) {
+        size_t n = (size_t)tr->size;
+        for (size_t i = 0; i < tr->npairs; i++) {
+            const struct osmp__trace_pair *p = &tr->pairs[i];
+            if (p->src < 0 || p->dst < 0 || p->src >= tr->size || p->dst >= tr->size) continue;
+            tr->acc[(size_t)p->src * n + (size_t)p->dst] += p->bytes;
+            tr->acc[n * n + (size_t)p->src * n + (size_t)p->dst]++;
+        }
+    }
+    if (!tr->f) {
+        tr->call++;
+        return;
+    }
     const char *op = osmp_coll_name(tr->op);
     fprintf(tr->f, "{\"call\": %llu, \"op\": \"%s\", \"kind\": \"call\", \"alg\": \"%s\", \"root\": %d, \"bytes\": %llu}\n",
             (unsigned long long)tr->call, op, tr->alg[0] ? tr->alg : "none", tr->root, (unsigned long long)tr->bytes);

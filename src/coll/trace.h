@@ -30,6 +30,11 @@ struct osmp__coll;
  * created. */
 int osmp__trace_open(struct osmp__trace **tr, const char *base, int rank, int size, int core);
 void osmp__trace_close(struct osmp__trace *tr);
+/* Also (or only, when *tr is NULL: no file) add each call's copies to acc
+ * (OSMP_TEAM_PARAM_TRAFFIC: size * size bytes by [src][dst], then size * size
+ * counts of the calls that moved bytes from src to dst) when the call ends.
+ * OSMP_OK or OSMP_ERR_NO_MEMORY. */
+int osmp__trace_sink(struct osmp__trace **tr, uint64_t *acc, int rank, int size);
 
 void osmp__trace_begin_(struct osmp__trace *tr, osmp_coll_t c);
 void osmp__trace_end_(struct osmp__trace *tr);

@@ -42,6 +42,11 @@
                             "share one team (not under MPI_THREAD_MULTIPLE); 0 gives each its own")         \
     X(MPI_MAX_TEAMS, "64", "libosmp_mpi: teams a process may hold; communicators over further sets of "     \
                            "processes go to MPI (OSMP_VERBOSE says so)")                                      \
+    X(PROFILE, "", "libosmp_mpi: at MPI_Finalize write FILE, the bytes MPI_COMM_WORLD ranks sent each other "     \
+                    "(N lines of N numbers, row = sender; point-to-point plus what OSMP's collectives copied), and " \
+                    "FILE.json (the two apart, with message and call counts)")                                   \
+    X(MAP, "", "libosmp_mpi: FILE from osmp-map --format cores: MPI_Init binds the r-th rank of each node to "    \
+                "the r-th core listed (logical cores of this machine)")                                         \
     X(MPI_PSEUDO_NODES, "1", "libosmp_mpi: split each node into this many pseudo-nodes (tests the "         \
                              "inter-node path on one machine)")
 

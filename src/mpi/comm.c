@@ -344,6 +344,7 @@ static int attach_team(struct osmp__mpi_comm *s, int ok)
     if (s->local_size > 1) {
         struct osmp_team_params p = {.rank = s->local_rank, .size = s->local_size,
                                      .oob_allgather = oob_allgather, .oob_ctx = &s->local};
+        osmp__mpi_profile_team(&p, s->local); /* OSMP_PROFILE (profile.c): count what its collectives move */
         rc = osmp_team_create(&p, &s->team);
     } else {
         struct osmp_team_params p = {.rank = 0, .size = 1};
@@ -507,6 +508,7 @@ int osmp__mpi_done(struct osmp__mpi_comm *s, osmp_coll_t c, int rc)
 EXPORT int MPI_Finalize(void)
 {
     OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Finalize);
+    osmp__mpi_profile_finalize(); /* OSMP_PROFILE (profile.c): collective over the world */
     /* The world's state goes first, while every rank still makes this call. */
     MPI_Comm mine[2] = {MPI_COMM_WORLD, MPI_COMM_SELF};
     for (int i = 0; i < 2 && keyval != MPI_KEYVAL_INVALID; i++) {

@@ -122,6 +122,22 @@ static inline const void *osmp__mpi_in_place(const void *buf)
     return buf == MPI_IN_PLACE ? OSMP_IN_PLACE : buf;
 }
 
+/* ---------------------------------------------------------------- profile.c, map.c */
+
+/* OSMP_PROFILE: gather the rows and write the files (rank 0); collective over
+ * MPI_COMM_WORLD, called first in MPI_Finalize. Nothing when off. */
+void osmp__mpi_profile_finalize(void);
+/* OSMP_PROFILE: have the team about to be created over `local` count the bytes
+ * its collectives copy between members (OSMP_TEAM_PARAM_TRAFFIC). Nothing when off. */
+void osmp__mpi_profile_team(struct osmp_team_params *p, MPI_Comm local);
+/* For the Fortran sends (fortran_p2p.c): 1 when OSMP_PROFILE counts (a branch
+ * when off); count a send; a persistent send's request, its starts, its free. */
+int osmp__mpi_profile_on(void);
+void osmp__mpi_profile_send(int count, MPI_Datatype dt, int dest, MPI_Comm comm);
+void osmp__mpi_profile_send_init(MPI_Request req, int count, MPI_Datatype dt, int dest, MPI_Comm comm);
+void osmp__mpi_profile_start(MPI_Request req);
+void osmp__mpi_profile_request_free(MPI_Request req);
+
 /* ---------------------------------------------------------------- types.c */
 
 void osmp__mpi_types_init(void);

@@ -288,7 +288,7 @@ static void exchange_free(void *b, size_t bytes, int mapped)
     else free(b);
 }
 
-#define KNOWN_PARAMS (OSMP_TEAM_PARAM_CORE | OSMP_TEAM_PARAM_HIERARCHY | OSMP_TEAM_PARAM_TOPO)
+#define KNOWN_PARAMS (OSMP_TEAM_PARAM_CORE | OSMP_TEAM_PARAM_HIERARCHY | OSMP_TEAM_PARAM_TOPO | OSMP_TEAM_PARAM_TRAFFIC)
 
 /* The core a participant sits on: given, or where the OS runs it; planning on
  * another machine, rank % ncores (spread over that machine). */
@@ -327,7 +327,8 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, osmp_topo_t topo)
 int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
 {
     if (!p || !out || p->size < 1 || p->rank < 0 || p->rank >= p->size || (p->size > 1 && !p->oob_allgather) ||
-        (p->mask & ~(uint64_t)KNOWN_PARAMS) || ((p->mask & OSMP_TEAM_PARAM_TOPO) && !p->topo))
+        (p->mask & ~(uint64_t)KNOWN_PARAMS) || ((p->mask & OSMP_TEAM_PARAM_TOPO) && !p->topo) ||
+        ((p->mask & OSMP_TEAM_PARAM_TRAFFIC) && !p->traffic))
         return OSMP_ERR_INVALID_ARG;
     osmp__check_cache_line();
     osmp_topo_t topo = p->topo;
@@ -431,6 +432,8 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     }
     if (!mine2.status) osmp__mb_init_mine(mb, r0->step_start);
     if (!mine2.status) mine2.status = osmp__trace_open(&t->coll.trace, r0->trace, p->rank, p->size, mine.core);
+    if (!mine2.status && (p->mask & OSMP_TEAM_PARAM_TRAFFIC))
+        mine2.status = osmp__trace_sink(&t->coll.trace, p->traffic, p->rank, p->size);
     /* The plans here, before the last exchange: a participant that fails on its
      * own after it would leave the others with a team it is not in. */
     if (!mine2.status) mine2.status = osmp_plan_create(topo, t->cores, p->size, t->hierarchy, 0, &t->plan);

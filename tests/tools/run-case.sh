@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Run one osmp-topo (or osmp-probe) case from cases.txt and compare stdout, stderr and the exit
-# status with expected/CASE.{out,err,rc}. OSMP_UPDATE_EXPECTED=1 rewrites them
+# Run one case of a tool (osmp-topo and osmp-probe: cases.txt; osmp-map: map-cases.txt) and compare stdout,
+# stderr and the exit status with expected/CASE.{out,err,rc}. OSMP_UPDATE_EXPECTED=1 rewrites them
 # (review the diff before committing).
-# usage: run-case.sh CASE PATH/TO/TOOL TOPOLOGIES_DIR (osmp-topo, or osmp-probe for probe-* cases)
+# usage: run-case.sh CASE PATH/TO/TOOL TOPOLOGIES_DIR [CASES_FILE]
 set -u
-case=$1 OSMP_TOPO=$2 T=$3
+case=$1 OSMP_TOPO=$2 T=$3 cases=${4:-cases.txt}
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here" || exit 1
-line=$(grep -E "^$case " cases.txt) || { echo "no case $case"; exit 1; }
+line=$(grep -E "^$case " "$cases") || { echo "no case $case"; exit 1; }
 eval "args=(${line#* })"
 out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT

@@ -877,6 +877,9 @@ static void test_team_create_params(void)
     struct osmp_team_params notopo = ok;
     notopo.mask = OSMP_TEAM_PARAM_TOPO;
     CHECK_INT(osmp_team_create(&notopo, &out), OSMP_ERR_INVALID_ARG);
+    struct osmp_team_params notraffic = ok;
+    notraffic.mask = OSMP_TEAM_PARAM_TRAFFIC; /* the bit without the counters */
+    CHECK_INT(osmp_team_create(&notraffic, &out), OSMP_ERR_INVALID_ARG);
     struct osmp_team_params negcore = ok;
     negcore.mask = OSMP_TEAM_PARAM_CORE;
     negcore.core = -1;
