@@ -1,0 +1,15 @@
+#!/bin/sh
+# The suite's last test (FIXTURES_CLEANUP shm): no OSMP name may be left in
+# /dev/shm, whether the suite passed or failed. Names whose creator died (a test
+# killed inside a team's creation) are removed here, through osmp-run's own
+# reaping, and still fail this test, so that a leak is seen and not left behind.
+# usage: shm-clean.sh OSMP-RUN
+before=$(ls /dev/shm | grep '^osmp-')
+"$1" -n 1 -- true >/dev/null 2>&1
+after=$(ls /dev/shm | grep '^osmp-')
+if [ -n "$before" ]; then
+  echo "shm-clean: names left in /dev/shm by the suite: $before"
+  [ -n "$after" ] && echo "shm-clean: still there (their creator lives): $after" || echo "shm-clean: removed"
+  exit 1
+fi
+exit 0
