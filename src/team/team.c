@@ -89,9 +89,12 @@ static int current_core(osmp_topo_t topo)
 
 /* ---------------------------------------------------------------- knobs */
 
+#define OSMP__CPU_WORDS 16 /* 1024 CPUs */
+
 struct boot1 {
     int32_t status, core, pid, single_copy_mode; /* mode: 0 none, 1 auto, 2 required */
-    int32_t check_args, pad;
+    int32_t check_args, ncpus; /* ncpus: CPUs this participant may run on (sched_getaffinity) */
+    uint64_t cpus[OSMP__CPU_WORDS]; /* which (the first 64 * OSMP__CPU_WORDS) */
     uint64_t op_specs; /* a hash of the participant's OSMP_HIERARCHY_<OP> (they must agree) */
     uint64_t probe_addr, chunk, depth, single_copy_min, step_start;
     /* OSMP_<OP>_ALG as an index into the collective's table (-1: auto) and a radix */
@@ -288,6 +291,46 @@ static void exchange_free(void *b, size_t bytes, int mapped)
     else free(b);
 }
 
+/* This participant's CPU set, for the waiting policy (see oversubscribed). */
+static void my_cpus(struct boot1 *b)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return; /* ncpus 0: unknown */
+    b->ncpus = CPU_COUNT(&set);
+    for (int c = 0; c < 64 * OSMP__CPU_WORDS && c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set)) b->cpus[c / 64] |= UINT64_C(1) << (c % 64);
+}
+
+/* Do the participants oversubscribe the CPUs they may run on: more of them
+ * than the CPUs of all their sets together, or two pinned to one CPU? Then a
+ * waiter that spins only delays the peer it waits for, which may need its
+ * CPU. Counted from where they may run, not from the calling process alone (a
+ * process bound to one core is not oversubscribed when its peers sit on other
+ * cores), and not counting other programs: yielding to foreign load only
+ * delays the collective. The same answer on every participant. */
+static int oversubscribed(const struct boot1 *all, int n)
+{
+    uint64_t any[OSMP__CPU_WORDS] = {0}, pinned[OSMP__CPU_WORDS] = {0};
+    int beyond = 0; /* participants with a CPU past the mask's end: counted by their sets' sizes */
+    for (int r = 0; r < n; r++) {
+        if (all[r].ncpus <= 0) return n > (int)sysconf(_SC_NPROCESSORS_ONLN); /* unknown: the old rule */
+        int seen = 0;
+        for (int w = 0; w < OSMP__CPU_WORDS; w++) {
+            any[w] |= all[r].cpus[w];
+            seen += __builtin_popcountll(all[r].cpus[w]);
+        }
+        if (seen < all[r].ncpus) beyond = all[r].ncpus > beyond ? all[r].ncpus : beyond;
+        if (all[r].ncpus == 1 && seen == 1)
+            for (int w = 0; w < OSMP__CPU_WORDS; w++) {
+                if (pinned[w] & all[r].cpus[w]) return 1; /* two pinned to one CPU */
+                pinned[w] |= all[r].cpus[w];
+            }
+    }
+    int total = 0;
+    for (int w = 0; w < OSMP__CPU_WORDS; w++) total += __builtin_popcountll(any[w]);
+    return n > (total > beyond ? total : beyond);
+}
+
 #define KNOWN_PARAMS (OSMP_TEAM_PARAM_CORE | OSMP_TEAM_PARAM_HIERARCHY | OSMP_TEAM_PARAM_TOPO | OSMP_TEAM_PARAM_TRAFFIC)
 
 /* The core a participant sits on: given, or where the OS runs it; planning on
@@ -357,6 +400,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     mine.pid = (int32_t)getpid();
     mine.probe_addr = (uint64_t)(uintptr_t)&probe_word;
     mine.core = core_of(p, topo);
+    my_cpus(&mine);
     if ((mine.core < 0 || mine.core >= osmp_topo_ncores(topo)) && !mine.status) mine.status = OSMP_ERR_RANGE;
     if (!mine.status) mine.status = read_op_specs(t, &mine.op_specs);
     void *seg = NULL;
@@ -418,10 +462,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     mb->wait.yields = osmp__knob_long(OSMP_KNOB_YIELDS, 0, 1L << 30, err, sizeof(err));
     if (mb->wait.spin < 0) mb->wait.spin = 4000;
     if (mb->wait.yields < 0) mb->wait.yields = 50;
-    cpu_set_t allowed;
-    /* More participants than cores: a spinning waiter only delays the peer it waits for. */
-    if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && p->size > CPU_COUNT(&allowed) && mb->wait.spin > 50)
-        mb->wait.spin = 50;
+    if (oversubscribed(all1, p->size) && mb->wait.spin > 50) mb->wait.spin = 50;
 
     struct boot2 mine2 = {OSMP_OK, 1};
     if (p->rank == 0) {
