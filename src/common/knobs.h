@@ -20,7 +20,11 @@
     X(PIPELINE_DEPTH, "8", "chunks in flight per participant and direction (1 .. 64)")                      \
     X(SINGLE_COPY, "auto", "copy large data once from the source buffer: auto (CMA between processes, "     \
                            "loads between threads), cma, none")                                              \
-    X(SINGLE_COPY_MIN, "4194304", "smallest message (bytes) that broadcast and allreduce copy once")          \
+    X(SINGLE_COPY_MIN, "4194304", "smallest block (bytes) that collectives with a single-copy path copy once "  \
+                                  "from the source buffer, in teams spanning several processes (CMA)")         \
+    X(SINGLE_COPY_MIN_THREADS, "49", "the same for teams whose participants are threads of one process "       \
+                                     "(plain loads; the default: every block larger than a mailbox line's "   \
+                                     "inline data)")                                                           \
     X(SPIN, "4000", "polls of a flag before yielding the core")                                             \
     X(YIELDS, "50", "sched_yield calls before sleeping on a futex")                                         \
     X(JOIN_TIMEOUT, "60", "seconds a participant waits for the others to join a team under osmp-run or as "  \
