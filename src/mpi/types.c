@@ -94,11 +94,22 @@ void osmp__mpi_types_init(void)
     add_known(MPI_CHARACTER, MOVE, 0);
 }
 
+/* The entry of a known datatype, or -1. A program reduces one or two datatypes
+ * over and over: the last hit of the thread is tried first. */
+static int find_known(MPI_Datatype dt)
+{
+    static _Thread_local int last;
+    if (last < nknown && known[last].dt == dt) return last;
+    for (int i = 0; i < nknown; i++)
+        if (known[i].dt == dt) return last = i;
+    return -1;
+}
+
 int osmp__mpi_plain_size(MPI_Datatype dt)
 {
     osmp__mpi_setup();
-    for (int i = 0; i < nknown; i++)
-        if (known[i].dt == dt) return known[i].size;
+    int i = find_known(dt);
+    if (i >= 0) return known[i].size;
     /* Contiguous means: no lower bound, no holes, and the next element starts
      * right after this one. The pair types (MPI_DOUBLE_INT, ...) are named but
      * have holes and an extent above their size; both extents are checked. */
@@ -115,14 +126,11 @@ int osmp__mpi_plain_size(MPI_Datatype dt)
 int osmp__mpi_dtype(MPI_Datatype dt, osmp_dtype_t *out, unsigned *ops)
 {
     osmp__mpi_setup();
-    for (int i = 0; i < nknown; i++)
-        if (known[i].dt == dt) {
-            if (known[i].odt < 0) return -1;
-            *out = (osmp_dtype_t)known[i].odt;
-            *ops = known[i].ops;
-            return 0;
-        }
-    return -1;
+    int i = find_known(dt);
+    if (i < 0 || known[i].odt < 0) return -1;
+    *out = (osmp_dtype_t)known[i].odt;
+    *ops = known[i].ops;
+    return 0;
 }
 
 int osmp__mpi_op(MPI_Op op, unsigned ops, osmp_op_t *out)
