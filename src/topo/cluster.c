@@ -65,8 +65,8 @@ static int parse_field(const char *s, const char *e, double *v, int row, int col
         osmp__why(why, why_len, "row %d column %d: \"%s\" is not a finite latency", row, col, buf);
         return -1;
     }
-    if (x <= 0) {
-        osmp__why(why, why_len, "row %d column %d: latency %s must be positive", row, col, buf);
+    if (x < 0) { /* 0 happens: measurements below the timer's resolution (nviennot's Ryzen 9 5900X) */
+        osmp__why(why, why_len, "row %d column %d: latency %s must not be negative", row, col, buf);
         return -1;
     }
     *v = x;
@@ -231,6 +231,12 @@ void osmp__mtree_destroy(struct osmp__mtree *t)
     free(t);
 }
 
+static int cluster_positive(const double *m, int n, struct osmp__mtree **out);
+
+/* Zeros are latencies below the timer's resolution (nviennot's Ryzen 9 5900X
+ * matrix reads 0, 25 and 26.7 ns inside one CCD): they count as the smallest
+ * latency measured, so that they fall in with their neighbours instead of
+ * making a level of their own (a gap ratio to 0 is infinite). */
 int osmp__latency_cluster(const double *m, int n, struct osmp__mtree **out, char *why, size_t why_len)
 {
     if (!m || !out) return OSMP_ERR_INVALID_ARG;
@@ -238,15 +244,35 @@ int osmp__latency_cluster(const double *m, int n, struct osmp__mtree **out, char
         osmp__why(why, why_len, "%d CPUs: clustering needs 2 to %d", n, OSMP__LATENCY_MAX_CPUS);
         return OSMP_ERR_INVALID_ARG;
     }
+    double least = INFINITY;
+    int zeros = 0;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < i; j++) {
             double v = m[(size_t)i * (size_t)n + (size_t)j];
-            if (!isfinite(v) || v <= 0) {
-                osmp__why(why, why_len, "latency between CPUs %d and %d is %g: expected a finite positive value", i,
-                          j, v);
+            if (!isfinite(v) || v < 0) {
+                osmp__why(why, why_len, "latency between CPUs %d and %d is %g: expected a finite value >= 0", i, j,
+                          v);
                 return OSMP_ERR_INVALID_ARG;
             }
+            if (v > 0 && v < least) least = v;
+            zeros += v == 0;
         }
+    if (!isfinite(least)) {
+        osmp__why(why, why_len, "every latency is 0: nothing to cluster");
+        return OSMP_ERR_INVALID_ARG;
+    }
+    if (!zeros) return cluster_positive(m, n, out);
+    double *c = malloc(sizeof(double) * (size_t)n * (size_t)n);
+    if (!c) return OSMP_ERR_NO_MEMORY;
+    for (size_t k = 0; k < (size_t)n * (size_t)n; k++) c[k] = m[k] > 0 ? m[k] : least;
+    int rc = cluster_positive(c, n, out);
+    free(c);
+    return rc;
+}
+
+/* The clustering proper, on a matrix of positive latencies. */
+static int cluster_positive(const double *m, int n, struct osmp__mtree **out)
+{
     int rc = OSMP_ERR_NO_MEMORY;
     struct scratch s = {0};
     size_t np = (size_t)n * (size_t)(n - 1) / 2;
