@@ -135,20 +135,24 @@ static void print_band(FILE *f, long b)
 
 static void load(void)
 {
+    int rank = 0; /* messages once per job, from world rank 0: every rank reads the same file */
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     const char *path = osmp__knob_str(OSMP_KNOB_TUNE_FILE), *from = "built-in";
     char *text = NULL, why[160];
     int bad = 0, none = strcmp(path, "none") == 0;
     if (*path && !none) {
         FILE *f = fopen(path, "r");
         if (!f) {
-            fprintf(stderr, "osmp-mpi: OSMP_TUNE_FILE=%s: cannot open (%s); using the built-in table\n", path,
+            if (rank == 0)
+                fprintf(stderr, "osmp-mpi: OSMP_TUNE_FILE=%s: cannot open (%s); using the built-in table\n", path,
                     strerror(errno));
         } else {
             size_t cap = 1 << 16, n = 0;
             text = malloc(cap + 1);
             if (text) n = fread(text, 1, cap, f);
             if (text && n == cap) {
-                fprintf(stderr, "osmp-mpi: OSMP_TUNE_FILE=%s: larger than %zu bytes; using the built-in table\n",
+                if (rank == 0)
+                    fprintf(stderr, "osmp-mpi: OSMP_TUNE_FILE=%s: larger than %zu bytes; using the built-in table\n",
                         path, cap);
                 free(text);
                 text = NULL;
@@ -163,7 +167,7 @@ static void load(void)
         memset(nrules, 0, sizeof(nrules));
         from = "none";
     } else if (text && parse(text, &bad, why, sizeof(why))) {
-        fprintf(stderr, "osmp-mpi: %s:%d: %s; using the built-in table\n", path, bad, why);
+        if (rank == 0) fprintf(stderr, "osmp-mpi: %s:%d: %s; using the built-in table\n", path, bad, why);
         from = "built-in";
         text = (free(text), NULL);
     }
@@ -175,8 +179,6 @@ static void load(void)
     any_mpi = 0;
     for (int c = 0; c < OSMP_COLL_COUNT; c++)
         for (int k = 0; k < nrules[c]; k++) any_mpi |= rules[c][k].to_mpi;
-    int rank = 0;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank != 0 || atoi(osmp__knob_str(OSMP_KNOB_VERBOSE)) <= 0) return;
     fprintf(stderr, "osmp-mpi: tune table %s:%s\n", from, any_mpi ? "" : " every eligible call on OSMP");
     for (int c = 0; c < OSMP_COLL_COUNT; c++)
