@@ -478,7 +478,7 @@ int main(int argc, char **argv)
         }
         if (tf) {
             fprintf(tf, "# OSMP tune table (README \"Tune table\"): OPERATION MAX_RANKS MIN_BYTES MAX_BYTES osmp|mpi\n"
-                        "# from: osmp-bench --tune");
+                        "# from: osmp-bench");
             for (int i = 1; i < argc; i++) fprintf(tf, " %s", argv[i]);
             fprintf(tf, "\n# %d processes, %s; mpi where OSMP / MPI > %.2f (OSU timing, median of %d rounds)\n", size,
                     lib, margin, rounds);
