@@ -27,15 +27,19 @@
 #include "mpi/osmp_mpi.h"
 
 /* The built-in tables, one per MPI library (each wins at different sizes),
- * measured on this project's 2-core machine, 2 ranks bound to cores, by
- *   mpirun -n 2 --bind-to core build/osmp-bench --tune --tune-margin 1.05 --no-bound --tune-out F
- *   mpirun.mpich -n 2 -bind-to core build/osmp-bench-mpich --tune --tune-margin 1.05 --no-bound --tune-out F
- * (MPIR_CVAR_DEVICE_COLLECTIVES=none, as the tests run MPICH), then
+ * measured on this project's 2-core machine, 2 ranks bound to cores, three
+ * runs each (K = 1, 2, 3) merged by majority:
+ *   mpirun -n 2 --bind-to core -x LD_PRELOAD=$PWD/build/libosmp_mpi.so build/osmp-bench \
+ *       --tune --tune-margin 1.05 --no-bound --tune-out ompi-K.txt
+ *   MPIR_CVAR_DEVICE_COLLECTIVES=none mpirun.mpich -n 2 -bind-to core -genv LD_PRELOAD \
+ *       $PWD/build/libosmp_mpich.so build/osmp-bench-mpich --tune --tune-margin 1.05 --no-bound --tune-out mpich-K.txt
+ *   bench/tune-merge.py ompi-1.txt ompi-2.txt ompi-3.txt > F    (mpich likewise)
  *   sed 's|\\|\\\\|g; s|"|\\"|g; s|^|"|; s|$|\\n"|' F > src/mpi/tune-default-ompi.inc (-mpich.inc)
- * OSU timing of OSMP's and PMPI_ calls interleaved in one process, median of 9
- * rounds; MPI only where OSMP took over 5% longer (the rest is noise here).
- * The machine was shared while they ran: isolated bands may be noise. Rerun
- * --tune on the machine the jobs run on and point OSMP_TUNE_FILE at it. */
+ * OSU timing of the MPI_ call through libosmp_mpi (its table off) and the
+ * PMPI_ call, interleaved in one process, median of 9 rounds; MPI where OSMP
+ * took over 5% longer. The machine was shared while they ran (load average 3.7
+ * to 23.7): the narrow bands are likely noise. Rerun --tune on the machine the
+ * jobs run on and point OSMP_TUNE_FILE at it. */
 static const char builtin[] =
 #if defined(OPEN_MPI)
 #include "mpi/tune-default-ompi.inc"
