@@ -63,9 +63,16 @@ long osmp__knob_long(enum osmp_knob k, long lo, long hi, char *err, size_t err_l
     return v;
 }
 
+static osmp_atomic32_t said[OSMP_KNOB_COUNT]; /* the one line about a bad value, once per knob */
+
+void osmp__knob_bad(enum osmp_knob k, const char *why)
+{
+    if (osmp__fetch_add32(&said[k], 1) == 0)
+        fprintf(stderr, "osmp: %s; using the default %s\n", why, *table[k].dflt ? table[k].dflt : "\"\"");
+}
+
 long osmp__knob_long_or_default(enum osmp_knob k, long lo, long hi)
 {
-    static osmp_atomic32_t said[OSMP_KNOB_COUNT];
     char err[160];
     long v = osmp__knob_long(k, lo, hi, err, sizeof(err));
     if (v >= 0 && lo >= 0) return v;

@@ -86,6 +86,10 @@ long osmp__knob_long(enum osmp_knob k, long lo, long hi, char *err, size_t err_l
  * or out-of-range value, prints one line naming the variable, the value and
  * the default (once per knob and process) and returns the default. */
 long osmp__knob_long_or_default(enum osmp_knob k, long lo, long hi);
+/* For knobs checked by their reader (OSMP_<OP>_ALG: osmp__alg_parse): one
+ * line "osmp: <why>; using the default <default>" once per knob and process;
+ * the caller then uses the default. */
+void osmp__knob_bad(enum osmp_knob k, const char *why);
 /* The knob's variable name (OSMP_...) and default. */
 const char *osmp__knob_name(enum osmp_knob k);
 const char *osmp__knob_default(enum osmp_knob k);

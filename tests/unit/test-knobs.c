@@ -50,6 +50,20 @@ int main(void)
     CHECK_INT(captured(OSMP_KNOB_JOIN_TIMEOUT, 0, 1L << 30, out, sizeof(out)), 60);
     CHECK_STR(out, "osmp: OSMP_JOIN_TIMEOUT=\"90s\" is not an integer in 0..1073741824; using the default 60\n");
     CHECK_STR(osmp__knob_name(OSMP_KNOB_TUNE_FILE), "OSMP_TUNE_FILE");
+    fflush(stderr);
+    FILE *tmp = tmpfile();
+    int saved = dup(2);
+    dup2(fileno(tmp), 2);
+    osmp__knob_bad(OSMP_KNOB_ALG(OSMP_COLL_BCAST), "OSMP_BCAST_ALG=\"fast\" is not an algorithm of bcast");
+    osmp__knob_bad(OSMP_KNOB_ALG(OSMP_COLL_BCAST), "OSMP_BCAST_ALG=\"fast\" is not an algorithm of bcast");
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(tmp);
+    size_t n = fread(out, 1, sizeof(out) - 1, tmp);
+    out[n] = '\0';
+    fclose(tmp);
+    CHECK_STR(out, "osmp: OSMP_BCAST_ALG=\"fast\" is not an algorithm of bcast; using the default auto\n");
     CHECK_STR(osmp__knob_default(OSMP_KNOB_SPIN), "4000");
     return test_failures != 0;
 }
