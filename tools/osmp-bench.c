@@ -289,7 +289,8 @@ static void usage(FILE *f)
             "  --ops LIST           comma-separated operations (default: all but the vector variants and scans):\n"
             "                       barrier,bcast,reduce,allreduce,gather,allgather,scatter,reduce_scatter_block,alltoall\n"
             "  --sizes MIN[:MAX]    message sizes in bytes per rank, powers of two from MIN to MAX, K/M suffixes\n"
-            "                       (default 1:4M; barrier is always 0 bytes; reductions start at 8 bytes)\n"
+            "                       (default 1:4M; barrier is always 0 bytes; reductions start at 8 bytes);\n"
+            "                       or a list A,B,C (ascending): these sizes only\n"
             "  --iters I            timed calls per round (default 200; a tenth, at least 5, from 1 MiB up)\n"
             "  --warmup W           untimed calls before each size (default 20)\n"
             "  --rounds R           rounds per size; the median is reported (default 9)\n"
@@ -326,7 +327,7 @@ static int parse_size(const char *s, size_t *out)
     if (errno || end == s || *s == '-') return -1;
     if (*end == 'K' || *end == 'k') v <<= 10, end++;
     else if (*end == 'M' || *end == 'm') v <<= 20, end++;
-    if (*end && *end != ':') return -1;
+    if (*end && *end != ':' && *end != ',') return -1;
     *out = (size_t)v;
     return 0;
 }
@@ -371,7 +372,8 @@ int main(int argc, char **argv)
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *ops_arg = NULL, *json = NULL, *tune_out = "osmp-tune.txt";
-    size_t smin = 1, smax = 4 << 20;
+    size_t smin = 1, smax = 4 << 20, list[64];
+    int nlist = 0; /* --sizes A,B,C: these sizes only */
     int iters = 200, warmup = 20, rounds = 9, do_check = 0, tune = 0, no_bound = 0, quick = 0;
     double margin = 1.0;
     enum mode mode = MODE_OSU;
@@ -389,8 +391,19 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--ops")) ops_arg = v;
         else if (!strcmp(a, "--sizes")) {
             const char *colon = strchr(v, ':');
-            if (parse_size(v, &smin) || (colon && parse_size(colon + 1, &smax))) return bad_usage("bad --sizes \"%s\"", v);
-            if (!colon) smax = smin;
+            if (strchr(v, ',')) {
+                for (const char *p = v; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+                    if (nlist == 64 || parse_size(p, &list[nlist]) || (p[strcspn(p, ",")] != ',' && p[strcspn(p, ",")]))
+                        return bad_usage("bad --sizes \"%s\"", v);
+                    if (nlist && list[nlist] <= list[nlist - 1]) return bad_usage("--sizes \"%s\": list them ascending", v);
+                    nlist++;
+                }
+                smin = list[0], smax = list[nlist - 1];
+            } else if (parse_size(v, &smin) || (colon && parse_size(colon + 1, &smax))) {
+                return bad_usage("bad --sizes \"%s\"", v);
+            } else if (!colon) {
+                smax = smin;
+            }
         } else if (!strcmp(a, "--iters")) {
             if (parse_int(v, 1, &iters)) return bad_usage("bad --iters \"%s\" (an integer >= 1)", v);
         } else if (!strcmp(a, "--warmup")) {
@@ -508,7 +521,9 @@ int main(int argc, char **argv)
         else if (rank == 0)
             printf("\n%-22s %10s %10s %10s %10s %10s  (us per call)\n", osmp_coll_name(o), "bytes",
                    mode == MODE_OSU ? "avg" : "max", mode == MODE_OSU ? "max" : "avg", "min", "bound");
-        for (size_t bytes = o == OSMP_COLL_BARRIER ? 0 : smin; bytes <= (o == OSMP_COLL_BARRIER ? 0 : smax); bytes = bytes ? bytes * 2 : 1) {
+        int li = 0;
+        for (size_t bytes = o == OSMP_COLL_BARRIER ? 0 : smin; bytes <= (o == OSMP_COLL_BARRIER ? 0 : smax);
+             bytes = nlist ? (++li < nlist ? list[li] : smax + 1) : bytes ? bytes * 2 : 1) {
             if ((osmp_coll_flags(o) & OSMP_COLL_REDUCES) && bytes < 8) continue;
             if (rank == 0 && tty) fprintf(stderr, "osmp-bench: %s %zu bytes     \r", osmp_coll_name(o), bytes);
             int it = bytes >= (1u << 20) ? (iters / 10 > 5 ? iters / 10 : 5) : iters;
