@@ -1,17 +1,28 @@
 /*
- * osmp-bench: OSMP against the MPI library it runs under, side by side, in one run.
+ * osmp-bench: collective latency as applications see it, and OSMP against the
+ * MPI library it runs under. `osmp-bench --help` lists the options; the README
+ * ("Benchmarks") says what each mode measures and how bench/compare uses them.
  *
- *   mpirun -n N osmp-bench [--ops allreduce,bcast,...] [--sizes 1:4M] [--iters I] [--warmup W]
- *                          [--rounds R] [--check] [--json FILE] [--quick]
- *
- * For each operation and message size, rounds alternate the MPI library's own
- * call (PMPI_, so an interposed libosmp_mpi is bypassed) and OSMP's call on a team
- * built from MPI_COMM_WORLD. Latency is OSU's: the average time per call over I
- * calls, each followed by a barrier outside the timed region, maximized over
- * ranks. The table shows the median of the rounds, the ratio OSMP/MPI, and the
- * physical bound measured in the same run (see bound() below).
+ * Modes (--mode):
+ *  osu   per-call latency as the OSU micro-benchmarks define it: each call timed
+ *        alone, MPI_Barrier (the library's own: libosmp_mpi's when preloaded)
+ *        after it outside the timed region; a rank's latency is its average over
+ *        the calls; reported: average over ranks (what OSU prints), max, min.
+ *        The program calls MPI_ functions: run it with and without libosmp_mpi
+ *        in LD_PRELOAD to compare (bench/compare does, interleaved).
+ *  b2b   back to back, as IMB does: N calls in a row, no barrier between, the
+ *        time over N; reported: max over ranks (IMB's t_max), average, min.
+ *  side  OSMP's calls (a team over MPI_COMM_WORLD) and the MPI library's own
+ *        (PMPI_, so a preloaded libosmp_mpi is bypassed) interleaved in one
+ *        process, OSU timing, each followed by its own library's barrier.
+ *        --tune runs this mode and writes the table libosmp_mpi loads.
+ * Every mode takes the median of --rounds rounds and reports the bound measured
+ * in the same run (see measure_line() and copy_time()).
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +38,10 @@ static osmp_team_t team;
 static int rank, size;
 static char *sbuf, *rbuf, *cbuf;
 
+enum lib { LIB_PMPI, LIB_OSMP, LIB_MPI }; /* LIB_MPI: the MPI_ symbol, libosmp_mpi's when preloaded */
+enum mode { MODE_OSU, MODE_B2B, MODE_SIDE };
+static const char *const mode_name[] = {"osu", "b2b", "side"};
+
 static int oob(void *ctx, const void *send, void *recv, size_t len)
 {
     (void)ctx;
@@ -39,52 +54,86 @@ static int benched(osmp_coll_t op)
     return !(osmp_coll_flags(op) & OSMP_COLL_VECTOR) && op != OSMP_COLL_SCAN && op != OSMP_COLL_EXSCAN;
 }
 
+/* One MPI call through PMPI_ or MPI_. */
+#define MPICALL(lib, fn, ...) ((lib) == LIB_PMPI ? PMPI_##fn(__VA_ARGS__) : MPI_##fn(__VA_ARGS__))
+
 /* One call of op on `bytes` per rank: reductions on doubles, movement on bytes. */
-static int call(int use_osmp, osmp_coll_t op, size_t bytes, char *out)
+static int call(enum lib lib, osmp_coll_t op, size_t bytes, char *out)
 {
-    int n = (int)(bytes / 8), b = (int)bytes;
+    int n = (int)(bytes / 8), b = (int)bytes, o = lib == LIB_OSMP;
     MPI_Comm w = MPI_COMM_WORLD;
     switch (op) {
-    case OSMP_COLL_BARRIER: return use_osmp ? osmp_barrier(team) : PMPI_Barrier(w);
-    case OSMP_COLL_BCAST: return use_osmp ? osmp_bcast(team, out, bytes, OSMP_UINT8, 0) : PMPI_Bcast(out, b, MPI_BYTE, 0, w);
+    case OSMP_COLL_BARRIER: return o ? osmp_barrier(team) : MPICALL(lib, Barrier, w);
+    case OSMP_COLL_BCAST: return o ? osmp_bcast(team, out, bytes, OSMP_UINT8, 0) : MPICALL(lib, Bcast, out, b, MPI_BYTE, 0, w);
     case OSMP_COLL_REDUCE:
-        return use_osmp ? osmp_reduce(team, sbuf, out, (size_t)n, OSMP_DOUBLE, OSMP_SUM, 0)
-                        : PMPI_Reduce(sbuf, out, n, MPI_DOUBLE, MPI_SUM, 0, w);
+        return o ? osmp_reduce(team, sbuf, out, (size_t)n, OSMP_DOUBLE, OSMP_SUM, 0)
+                 : MPICALL(lib, Reduce, sbuf, out, n, MPI_DOUBLE, MPI_SUM, 0, w);
     case OSMP_COLL_ALLREDUCE:
-        return use_osmp ? osmp_allreduce(team, sbuf, out, (size_t)n, OSMP_DOUBLE, OSMP_SUM)
-                        : PMPI_Allreduce(sbuf, out, n, MPI_DOUBLE, MPI_SUM, w);
+        return o ? osmp_allreduce(team, sbuf, out, (size_t)n, OSMP_DOUBLE, OSMP_SUM)
+                 : MPICALL(lib, Allreduce, sbuf, out, n, MPI_DOUBLE, MPI_SUM, w);
     case OSMP_COLL_GATHER:
-        return use_osmp ? osmp_gather(team, sbuf, out, bytes, OSMP_UINT8, 0)
-                        : PMPI_Gather(sbuf, b, MPI_BYTE, out, b, MPI_BYTE, 0, w);
+        return o ? osmp_gather(team, sbuf, out, bytes, OSMP_UINT8, 0)
+                 : MPICALL(lib, Gather, sbuf, b, MPI_BYTE, out, b, MPI_BYTE, 0, w);
     case OSMP_COLL_ALLGATHER:
-        return use_osmp ? osmp_allgather(team, sbuf, out, bytes, OSMP_UINT8)
-                        : PMPI_Allgather(sbuf, b, MPI_BYTE, out, b, MPI_BYTE, w);
+        return o ? osmp_allgather(team, sbuf, out, bytes, OSMP_UINT8)
+                 : MPICALL(lib, Allgather, sbuf, b, MPI_BYTE, out, b, MPI_BYTE, w);
     case OSMP_COLL_SCATTER:
-        return use_osmp ? osmp_scatter(team, sbuf, out, bytes, OSMP_UINT8, 0)
-                        : PMPI_Scatter(sbuf, b, MPI_BYTE, out, b, MPI_BYTE, 0, w);
+        return o ? osmp_scatter(team, sbuf, out, bytes, OSMP_UINT8, 0)
+                 : MPICALL(lib, Scatter, sbuf, b, MPI_BYTE, out, b, MPI_BYTE, 0, w);
     case OSMP_COLL_REDUCE_SCATTER_BLOCK:
-        return use_osmp ? osmp_reduce_scatter_block(team, sbuf, out, (size_t)n, OSMP_DOUBLE, OSMP_SUM)
-                        : PMPI_Reduce_scatter_block(sbuf, out, n, MPI_DOUBLE, MPI_SUM, w);
+        return o ? osmp_reduce_scatter_block(team, sbuf, out, (size_t)n, OSMP_DOUBLE, OSMP_SUM)
+                 : MPICALL(lib, Reduce_scatter_block, sbuf, out, n, MPI_DOUBLE, MPI_SUM, w);
     case OSMP_COLL_ALLTOALL:
-        return use_osmp ? osmp_alltoall(team, sbuf, out, bytes, OSMP_UINT8)
-                        : PMPI_Alltoall(sbuf, b, MPI_BYTE, out, b, MPI_BYTE, w);
+        return o ? osmp_alltoall(team, sbuf, out, bytes, OSMP_UINT8)
+                 : MPICALL(lib, Alltoall, sbuf, b, MPI_BYTE, out, b, MPI_BYTE, w);
     default: return OSMP_ERR_UNSUPPORTED; /* not benched() */
     }
 }
 
-/* OSU latency of one round, seconds per call, maximum over ranks. */
-static double round_time(int use_osmp, osmp_coll_t op, size_t bytes, int iters)
+/* The barrier applications put between calls: the library's own. */
+static void lib_barrier(enum lib lib)
+{
+    if (lib == LIB_OSMP) osmp_barrier(team);
+    else MPICALL(lib, Barrier, MPI_COMM_WORLD);
+}
+
+struct stat3 {
+    double avg, max, min; /* over ranks, seconds per call */
+};
+
+static struct stat3 over_ranks(double mine)
+{
+    struct stat3 s;
+    PMPI_Allreduce(&mine, &s.avg, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    PMPI_Allreduce(&mine, &s.max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    PMPI_Allreduce(&mine, &s.min, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    s.avg /= size;
+    return s;
+}
+
+/* OSU: each call timed alone, the library's barrier after it (untimed). */
+static struct stat3 osu_round(enum lib lib, osmp_coll_t op, size_t bytes, int iters)
 {
     double sum = 0;
+    lib_barrier(lib);
     for (int i = 0; i < iters; i++) {
         double t0 = MPI_Wtime();
-        call(use_osmp, op, bytes, rbuf);
+        call(lib, op, bytes, rbuf);
         sum += MPI_Wtime() - t0;
-        PMPI_Barrier(MPI_COMM_WORLD);
+        lib_barrier(lib);
     }
-    double mine = sum / iters, worst;
-    PMPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return worst;
+    return over_ranks(sum / iters);
+}
+
+/* IMB: a barrier, then iters calls in a row, timed together. */
+static struct stat3 b2b_round(enum lib lib, osmp_coll_t op, size_t bytes, int iters)
+{
+    lib_barrier(lib);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) call(lib, op, bytes, rbuf);
+    double mine = (MPI_Wtime() - t0) / iters;
+    lib_barrier(lib);
+    return over_ranks(mine);
 }
 
 /* Both libraries must produce the same bytes (the reductions sum small
@@ -98,8 +147,8 @@ static int check(osmp_coll_t op, size_t bytes)
         memcpy(rbuf, sbuf, bytes);
         memcpy(cbuf, sbuf, bytes);
     }
-    call(0, op, bytes, rbuf);
-    call(1, op, bytes, cbuf);
+    call(LIB_PMPI, op, bytes, rbuf);
+    call(LIB_OSMP, op, bytes, cbuf);
     size_t valid = op == OSMP_COLL_BARRIER || ((op == OSMP_COLL_GATHER || op == OSMP_COLL_REDUCE) && rank != 0) ? 0
                    : op == OSMP_COLL_GATHER || op == OSMP_COLL_ALLGATHER || op == OSMP_COLL_ALLTOALL ? bytes * (size_t)size
                    : osmp_coll_flags(op) & OSMP_COLL_REDUCES ? bytes / 8 * 8
@@ -115,22 +164,31 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* ---- the physical bound ----
- * One-way latency L: half the round trip of a cache line between rank 0 and the
- * farthest rank (ping-pong on a shared window, average of 20000 trips).
- * Bandwidth B: memcpy of 4 MiB by one core (cache-cold for the second MiB on).
- * Bound of an operation = L + (bytes that must arrive at the busiest rank) / B:
- *   barrier L; bcast, reduce, allreduce L + s/B; gather, scatter, allgather,
- *   alltoall, reduce_scatter_block L + (n-1) s / B. */
-static double lat_one_way, bandwidth;
-
-static void measure_limits(void)
+static double median(double *v, int n)
 {
-    MPI_Comm node;
-    PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-    int nr, ns;
-    PMPI_Comm_rank(node, &nr);
-    PMPI_Comm_size(node, &ns);
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    return v[n / 2];
+}
+
+/* ---- the bound ----
+ * Cache-line latency: a line ping-ponged between node rank 0 and each other
+ * rank (pinned as the launcher bound them); one-way = half the worst round trip.
+ * Copy: the time one core takes to copy `bytes` another core has just written,
+ * into a destination it reuses (hot, as a benchmark's buffers are): node rank 0
+ * writes a shared buffer, node rank 1 copies it, median of the repetitions.
+ * Bound of an operation = one-way latency + copy(bytes that must arrive at the
+ * busiest rank): barrier: no bytes; bcast, reduce, allreduce: s; gather,
+ * scatter, allgather, alltoall, reduce_scatter_block: (n-1) s. */
+static double line_rt; /* round trip, seconds */
+static MPI_Comm node;
+static int nr, ns;
+static MPI_Win cwin;
+static char *cshared, *cpriv;
+static size_t ccap;
+static osmp_atomic64_t *cflag;
+
+static void measure_line(void)
+{
     MPI_Win win;
     osmp_atomic64_t *line;
     PMPI_Win_allocate_shared(nr == 0 ? 2 * OSMP_CACHE_LINE : 0, 1, MPI_INFO_NULL, node, &line, &win);
@@ -157,78 +215,232 @@ static void measure_limits(void)
         if (nr == 0 && rt > worst) worst = rt;
     }
     PMPI_Bcast(&worst, 1, MPI_DOUBLE, 0, node);
-    lat_one_way = worst / 2;
+    line_rt = worst;
     PMPI_Win_free(&win);
-    PMPI_Comm_free(&node);
-    size_t n = 4u << 20;
-    char *a = malloc(n), *b = malloc(n);
-    memset(a, 1, n);
-    memset(b, 2, n);
-    double best = 1e9;
-    for (int r = 0; r < 20; r++) {
-        double t0 = MPI_Wtime();
-        memcpy(b, a, n);
-        double t = MPI_Wtime() - t0;
-        if (t < best) best = t;
-        a[r] = b[n - 1 - r]; /* keep the copy alive */
+}
+
+static void copy_setup(size_t cap)
+{
+    ccap = cap;
+    PMPI_Win_allocate_shared(nr == 0 ? (MPI_Aint)(cap + 8192) : 0, 1, MPI_INFO_NULL, node, &cshared, &cwin);
+    MPI_Aint sz;
+    int du;
+    PMPI_Win_shared_query(cwin, 0, &sz, &du, &cshared);
+    /* Both ends page-aligned: the libraries place their windows differently,
+     * and a source and destination whose addresses agree in the low 12 bits
+     * only by accident (4K aliasing) made MPICH's copies 10x slower here. */
+    cshared = (char *)(((uintptr_t)cshared + 4095) & ~(uintptr_t)4095);
+    cflag = (osmp_atomic64_t *)(void *)(cshared + cap);
+    if (nr == 0) osmp__store_release(cflag, 0);
+    cpriv = aligned_alloc(4096, (cap + 4095) / 4096 * 4096 + 4096);
+    memset(cpriv, 0, cap);
+    PMPI_Barrier(node);
+}
+
+/* Seconds for one core to copy `bytes` another core just wrote (collective over the world). */
+static double copy_time(size_t bytes)
+{
+    if (bytes > ccap) bytes = ccap;
+    double t = 0;
+    if (bytes) {
+        int reps = bytes >= (1u << 20) ? 11 : 51, reader = ns > 1 ? 1 : 0;
+        double dt[51];
+        static uint64_t gen;
+        for (int r = 0; r < reps; r++) {
+            PMPI_Barrier(node);
+            gen++;
+            if (nr == 0) {
+                memset(cshared, (int)(gen & 0x7f), bytes);
+                osmp__store_release(cflag, gen);
+            }
+            if (nr == reader) {
+                while (osmp__load_acquire(cflag) != gen) osmp__cpu_relax();
+                double t0 = MPI_Wtime();
+                memcpy(cpriv, cshared, bytes);
+                dt[r] = MPI_Wtime() - t0;
+                if (cpriv[bytes - 1] != (char)(gen & 0x7f)) dt[r] = 0; /* keeps the copy; never taken */
+            }
+        }
+        if (nr == reader) t = median(dt, reps);
+        PMPI_Bcast(&t, 1, MPI_DOUBLE, reader, node);
     }
-    bandwidth = (double)n / best;
-    free(a);
-    free(b);
+    PMPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    return t;
 }
 
 static double bound(osmp_coll_t op, size_t bytes)
 {
-    double in = op == OSMP_COLL_BARRIER ? 0 : !(osmp_coll_flags(op) & OSMP_COLL_BLOCKS) ? (double)bytes : (double)bytes * (size - 1);
-    return lat_one_way + in / bandwidth;
+    size_t in = op == OSMP_COLL_BARRIER ? 0 : !(osmp_coll_flags(op) & OSMP_COLL_BLOCKS) ? bytes : bytes * (size_t)(size - 1);
+    return line_rt / 2 + copy_time(in);
 }
 
-static size_t parse_size(const char *s)
+/* ---- options ---- */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: mpirun -n N [--bind-to core] osmp-bench [options]\n"
+            "  --mode osu|b2b|side  what is timed (default osu):\n"
+            "      osu   each MPI_ call timed alone, MPI_Barrier after it (OSU micro-benchmarks); avg, max, min over\n"
+            "            ranks of each rank's average. Calls MPI_: with libosmp_mpi in LD_PRELOAD they run on OSMP.\n"
+            "      b2b   ITERS MPI_ calls in a row, no barrier between (IMB); time / ITERS, max (IMB t_max), avg, min\n"
+            "      side  OSMP's call and the MPI library's (PMPI_) interleaved in one process, OSU timing, each\n"
+            "            followed by its own library's barrier; ratio = OSMP / MPI (averages over ranks)\n"
+            "  --ops LIST           comma-separated operations (default: all but the vector variants and scans):\n"
+            "                       barrier,bcast,reduce,allreduce,gather,allgather,scatter,reduce_scatter_block,alltoall\n"
+            "  --sizes MIN[:MAX]    message sizes in bytes per rank, powers of two from MIN to MAX, K/M suffixes\n"
+            "                       (default 1:4M; barrier is always 0 bytes; reductions start at 8 bytes);\n"
+            "                       or a list A,B,C (ascending): these sizes only\n"
+            "  --iters I            timed calls per round (default 200; a tenth, at least 5, from 1 MiB up)\n"
+            "  --warmup W           untimed calls before each size (default 20)\n"
+            "  --rounds R           rounds per size; the median is reported (default 9)\n"
+            "  --check              side mode: also check that OSMP and MPI give the same bytes (exit 1 if not)\n"
+            "  --no-bound           skip the bound (cache-line ping-pong and cross-core copies)\n"
+            "  --json FILE          also write the results as JSON (rank 0)\n"
+            "  --quick              5 rounds of 50 calls, warmup 5, sizes up to 1 MiB\n"
+            "  --tune               side mode over every size; write the tune table (where MPI wins: mpi) that\n"
+            "                       libosmp_mpi reads from OSMP_TUNE_FILE (README \"Tune table\"). With libosmp_mpi\n"
+            "                       preloaded (recommended), OSMP's side is the MPI_ call through it (its own tune\n"
+            "                       table off), so the interposition's cost counts\n"
+            "  --tune-out FILE      where --tune writes the table (default osmp-tune.txt)\n"
+            "  --tune-margin X      --tune: MPI only where OSMP / MPI > X (default 1.0)\n"
+            "  --help               this text\n"
+            "Exit status: 0, 1 when --check found a difference, 2 on bad usage.\n");
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+    if (rank == 0) {
+        fprintf(stderr, "osmp-bench: ");
+        fprintf(stderr, fmt, arg);
+        fprintf(stderr, " (osmp-bench --help lists the options)\n");
+    }
+    MPI_Finalize();
+    return 2;
+}
+
+static int parse_size(const char *s, size_t *out)
 {
     char *end;
-    double v = strtod(s, &end);
-    if (*end == 'K' || *end == 'k') v *= 1024;
-    else if (*end == 'M' || *end == 'm') v *= 1024 * 1024;
-    return (size_t)v;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *s == '-') return -1;
+    if (*end == 'K' || *end == 'k') v <<= 10, end++;
+    else if (*end == 'M' || *end == 'm') v <<= 20, end++;
+    if (*end && *end != ':' && *end != ',') return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static int parse_int(const char *s, int lo, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > INT_MAX) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* ---- the tune table ---- */
+
+struct band {
+    size_t bytes;
+    int to_mpi;
+};
+
+/* One line per band of sizes that go to the same library: (previous size, this
+ * size] takes the choice measured at this size, the last band runs to max. */
+static void write_tune(FILE *f, osmp_coll_t op, const struct band *b, int n)
+{
+    size_t lo = 0;
+    for (int i = 0; i < n; i++) {
+        if (i + 1 < n && b[i + 1].to_mpi == b[i].to_mpi) continue;
+        if (i + 1 < n) fprintf(f, "%-22s %4d %10zu %10zu %s\n", osmp_coll_name(op), size, lo, b[i].bytes, b[i].to_mpi ? "mpi" : "osmp");
+        else fprintf(f, "%-22s %4d %10zu %10s %s\n", osmp_coll_name(op), size, lo, "max", b[i].to_mpi ? "mpi" : "osmp");
+        lo = b[i].bytes + 1;
+    }
 }
 
 int main(int argc, char **argv)
 {
+    /* libosmp_mpi exports osmp_mpi_stat: present means the MPI_ calls may run on OSMP. */
+    int preloaded = dlsym(RTLD_DEFAULT, "osmp_mpi_stat") != NULL;
+    for (int i = 1; i < argc; i++) /* --tune through libosmp_mpi measures OSMP, not the table it replaces */
+        if (preloaded && !strcmp(argv[i], "--tune")) setenv("OSMP_TUNE_FILE", "none", 1);
     MPI_Init(&argc, &argv);
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
-    const char *ops_arg = NULL, *json = NULL;
-    size_t smin = 1, smax = 4 << 20;
-    int iters = 200, warmup = 20, rounds = 9, do_check = 0;
+    const char *ops_arg = NULL, *json = NULL, *tune_out = "osmp-tune.txt";
+    size_t smin = 1, smax = 4 << 20, list[64];
+    int nlist = 0; /* --sizes A,B,C: these sizes only */
+    int iters = 200, warmup = 20, rounds = 9, do_check = 0, tune = 0, no_bound = 0, quick = 0;
+    double margin = 1.0;
+    enum mode mode = MODE_OSU;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--ops") && v) ops_arg = argv[++i];
-        else if (!strcmp(a, "--sizes") && v) {
-            const char *colon = strchr(v, ':');
-            smin = parse_size(v);
-            smax = colon ? parse_size(colon + 1) : smin;
-            i++;
-        } else if (!strcmp(a, "--iters") && v) iters = atoi(argv[++i]);
-        else if (!strcmp(a, "--warmup") && v) warmup = atoi(argv[++i]);
-        else if (!strcmp(a, "--rounds") && v) rounds = atoi(argv[++i]);
-        else if (!strcmp(a, "--json") && v) json = argv[++i];
-        else if (!strcmp(a, "--check")) do_check = 1;
-        else if (!strcmp(a, "--quick")) {
-            rounds = 5, iters = 50, warmup = 5;
-            if (smax > (1u << 20)) smax = 1u << 20;
-        } else {
-            if (rank == 0)
-                fprintf(stderr, "usage: osmp-bench [--ops LIST] [--sizes MIN:MAX] [--iters I] [--warmup W] "
-                                "[--rounds R] [--check] [--json FILE] [--quick]\n");
+        int takes = !strcmp(a, "--ops") || !strcmp(a, "--sizes") || !strcmp(a, "--iters") || !strcmp(a, "--warmup") ||
+                    !strcmp(a, "--rounds") || !strcmp(a, "--json") || !strcmp(a, "--mode") ||
+                    !strcmp(a, "--tune-out") || !strcmp(a, "--tune-margin");
+        if (takes && !v) return bad_usage("option %s needs a value", a);
+        if (takes) i++;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            if (rank == 0) usage(stdout);
             MPI_Finalize();
-            return 2;
-        }
+            return 0;
+        } else if (!strcmp(a, "--ops")) ops_arg = v;
+        else if (!strcmp(a, "--sizes")) {
+            const char *colon = strchr(v, ':');
+            if (strchr(v, ',')) {
+                for (const char *p = v; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+                    if (nlist == 64 || parse_size(p, &list[nlist]) || (p[strcspn(p, ",")] != ',' && p[strcspn(p, ",")]))
+                        return bad_usage("bad --sizes \"%s\"", v);
+                    if (nlist && list[nlist] <= list[nlist - 1]) return bad_usage("--sizes \"%s\": list them ascending", v);
+                    nlist++;
+                }
+                smin = list[0], smax = list[nlist - 1];
+            } else if (parse_size(v, &smin) || (colon && parse_size(colon + 1, &smax))) {
+                return bad_usage("bad --sizes \"%s\"", v);
+            } else if (!colon) {
+                smax = smin;
+            }
+        } else if (!strcmp(a, "--iters")) {
+            if (parse_int(v, 1, &iters)) return bad_usage("bad --iters \"%s\" (an integer >= 1)", v);
+        } else if (!strcmp(a, "--warmup")) {
+            if (parse_int(v, 0, &warmup)) return bad_usage("bad --warmup \"%s\" (an integer >= 0)", v);
+        } else if (!strcmp(a, "--rounds")) {
+            if (parse_int(v, 1, &rounds)) return bad_usage("bad --rounds \"%s\" (an integer >= 1)", v);
+        } else if (!strcmp(a, "--mode")) {
+            int m = -1;
+            for (int k = 0; k < 3; k++)
+                if (!strcmp(v, mode_name[k])) m = k;
+            if (m < 0) return bad_usage("bad --mode \"%s\" (osu, b2b or side)", v);
+            mode = (enum mode)m;
+        } else if (!strcmp(a, "--tune-margin")) {
+            char *end;
+            margin = strtod(v, &end);
+            if (*end || end == v || !(margin > 0)) return bad_usage("bad --tune-margin \"%s\" (a ratio > 0)", v);
+        } else if (!strcmp(a, "--json")) json = v;
+        else if (!strcmp(a, "--tune-out")) tune_out = v;
+        else if (!strcmp(a, "--check")) do_check = 1;
+        else if (!strcmp(a, "--no-bound")) no_bound = 1;
+        else if (!strcmp(a, "--tune")) tune = 1;
+        else if (!strcmp(a, "--quick")) quick = 1;
+        else return bad_usage("unknown option \"%s\"", a);
     }
-    if (iters < 1 || rounds < 1 || smin < 1 || smax < smin || smax > (256u << 20)) {
-        if (rank == 0) fprintf(stderr, "osmp-bench: bad --iters/--rounds/--sizes\n");
+    if (quick) {
+        rounds = 5, iters = 50, warmup = 5;
+        if (smax > (1u << 20)) smax = 1u << 20;
+    }
+    if (tune) mode = MODE_SIDE;
+    /* --tune with libosmp_mpi preloaded: OSMP's side is the MPI_ call through it, interposition included. */
+    enum lib olib = tune && preloaded ? LIB_MPI : LIB_OSMP;
+    if (smin < 1 || smax < smin || smax > (256u << 20)) {
+        if (rank == 0) fprintf(stderr, "osmp-bench: --sizes must satisfy 1 <= MIN <= MAX <= 256M\n");
         MPI_Finalize();
         return 2;
     }
+    if (do_check && mode != MODE_SIDE) return bad_usage("%s", "--check needs --mode side");
     int want[OSMP_COLL_COUNT];
     for (int o = 0; o < OSMP_COLL_COUNT; o++) want[o] = !ops_arg && benched(o);
     if (ops_arg) {
@@ -237,24 +449,31 @@ int main(int argc, char **argv)
             int found = 0;
             for (int o = 0; o < OSMP_COLL_COUNT; o++)
                 if (!strcmp(tok, osmp_coll_name(o)) && benched(o)) want[o] = found = 1;
-            if (!found) {
-                if (rank == 0) fprintf(stderr, "osmp-bench: unknown operation \"%s\"\n", tok);
-                MPI_Finalize();
-                return 2;
-            }
+            if (!found) return bad_usage("unknown operation \"%s\"", tok);
         }
         free(copy);
     }
-    struct osmp_team_params p = {.rank = rank, .size = size, .oob_allgather = oob};
-    int rc = osmp_team_create(&p, &team);
-    if (rc) {
-        fprintf(stderr, "osmp-bench: osmp_team_create: %s\n", osmp_status_str(rc));
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    if (mode == MODE_SIDE) {
+        struct osmp_team_params p = {.rank = rank, .size = size, .oob_allgather = oob};
+        int rc = osmp_team_create(&p, &team);
+        if (rc) {
+            fprintf(stderr, "osmp-bench: osmp_team_create: %s\n", osmp_status_str(rc));
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
     }
     size_t cap = smax * (size_t)size + 64;
     sbuf = malloc(cap), rbuf = malloc(cap), cbuf = malloc(cap);
     for (size_t i = 0; i < cap / 8; i++) ((double *)sbuf)[i] = (double)((i + (size_t)rank) % 64);
-    measure_limits();
+    memset(rbuf, 0, cap);
+    memset(cbuf, 0, cap);
+    PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    PMPI_Comm_rank(node, &nr);
+    PMPI_Comm_size(node, &ns);
+    if (!no_bound) {
+        measure_line();
+        size_t c = smax * (size_t)(size > 1 ? size - 1 : 1);
+        copy_setup(c > (64u << 20) ? 64u << 20 : c);
+    }
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int len;
     MPI_Get_library_version(lib, &len);
@@ -262,57 +481,97 @@ int main(int argc, char **argv)
     if (nl) *nl = '\0';
     for (char *c = lib; *c; c++) /* JSON-safe: MPICH's string holds tabs */
         if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) *c = ' ';
-    FILE *js = NULL;
+    FILE *js = NULL, *tf = NULL;
     if (rank == 0) {
-        printf("osmp-bench: %d processes, %s\n", size, lib);
-        printf("bound: one-way cache-line latency %.3f us, memcpy %.1f GB/s; median of %d rounds, %d calls each\n",
-               lat_one_way * 1e6, bandwidth / 1e9, rounds, iters);
+        printf("osmp-bench: %d processes, %s; mode %s%s\n", size, lib, mode_name[mode],
+               mode == MODE_SIDE ? "" : preloaded ? ", libosmp_mpi loaded (MPI_ calls may run on OSMP)"
+                                                  : ", libosmp_mpi not loaded (MPI_ calls run on MPI)");
+        if (!no_bound)
+            printf("bound: cache-line round trip %.3f us (one-way %.3f), cross-core copy of hot buffers measured per "
+                   "size; median of %d rounds, %d calls each\n",
+                   line_rt * 1e6, line_rt * 5e5, rounds, iters);
         if (json && !(js = fopen(json, "w"))) fprintf(stderr, "osmp-bench: cannot write %s\n", json);
         if (js)
-            fprintf(js, "{\"processes\": %d, \"mpi\": \"%s\", \"latency_us\": %.4f, \"bandwidth_gbs\": %.3f,\n \"results\": [",
-                    size, lib, lat_one_way * 1e6, bandwidth / 1e9);
+            fprintf(js, "{\"processes\": %d, \"mpi\": \"%s\", \"mode\": \"%s\", \"preloaded\": %d, "
+                        "\"line_rt_us\": %.4f, \"latency_us\": %.4f,\n \"results\": [",
+                    size, lib, mode_name[mode], preloaded, line_rt * 1e6, line_rt * 5e5);
+        if (tune && !(tf = fopen(tune_out, "w"))) {
+            fprintf(stderr, "osmp-bench: cannot write %s: %s\n", tune_out, strerror(errno));
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        if (tf) {
+            fprintf(tf, "# OSMP tune table (README \"Tune table\"): OPERATION MAX_RANKS MIN_BYTES MAX_BYTES osmp|mpi\n"
+                        "# from: osmp-bench");
+            for (int i = 1; i < argc; i++) fprintf(tf, " %s", argv[i]);
+            fprintf(tf, "\n# %d processes, %s; mpi where OSMP%s / MPI > %.2f (OSU timing, median of %d rounds)\n",
+                    size, lib, olib == LIB_MPI ? " (through libosmp_mpi)" : "", margin, rounds);
+        }
     }
     int first = 1, failed = 0, tty = isatty(2);
-    double *to = malloc(sizeof(double) * (size_t)rounds), *tm = malloc(sizeof(double) * (size_t)rounds);
+    double *va = malloc(sizeof(double) * (size_t)rounds * 6), *vx = va + rounds, *vn = vx + rounds;
+    double *wa = vn + rounds, *wx = wa + rounds, *wn = wx + rounds;
+    struct band bands[64];
     for (int o = 0; o < OSMP_COLL_COUNT; o++) {
         if (!want[o]) continue;
+        int nb = 0;
         if (rank == 0 && !tty) fprintf(stderr, "osmp-bench: %s\n", osmp_coll_name(o)); /* progress */
-        if (rank == 0)
-            printf("\n%-22s %10s %12s %12s %7s %12s %8s\n", osmp_coll_name(o), "bytes", "OSMP us", "MPI us", "ratio",
-                   "bound us", "/bound");
-        for (size_t bytes = o == OSMP_COLL_BARRIER ? 0 : smin; bytes <= (o == OSMP_COLL_BARRIER ? 0 : smax); bytes = bytes ? bytes * 2 : 1) {
+        if (rank == 0 && mode == MODE_SIDE)
+            printf("\n%-22s %10s %10s %10s %7s %10s %10s %10s\n", osmp_coll_name(o), "bytes", "OSMP avg", "MPI avg",
+                   "ratio", "OSMP max", "MPI max", "bound us");
+        else if (rank == 0)
+            printf("\n%-22s %10s %10s %10s %10s %10s  (us per call)\n", osmp_coll_name(o), "bytes",
+                   mode == MODE_OSU ? "avg" : "max", mode == MODE_OSU ? "max" : "avg", "min", "bound");
+        int li = 0;
+        for (size_t bytes = o == OSMP_COLL_BARRIER ? 0 : smin; bytes <= (o == OSMP_COLL_BARRIER ? 0 : smax);
+             bytes = nlist ? (++li < nlist ? list[li] : smax + 1) : bytes ? bytes * 2 : 1) {
             if ((osmp_coll_flags(o) & OSMP_COLL_REDUCES) && bytes < 8) continue;
             if (rank == 0 && tty) fprintf(stderr, "osmp-bench: %s %zu bytes     \r", osmp_coll_name(o), bytes);
             int it = bytes >= (1u << 20) ? (iters / 10 > 5 ? iters / 10 : 5) : iters;
+            enum lib mine = mode == MODE_SIDE ? LIB_PMPI : LIB_MPI;
             for (int w = 0; w < warmup; w++) {
-                call(0, o, bytes, rbuf);
-                call(1, o, bytes, rbuf);
+                call(mine, o, bytes, rbuf);
+                if (mode == MODE_SIDE) call(olib, o, bytes, rbuf);
             }
             if (do_check && check(o, bytes)) {
                 failed = 1;
                 if (rank == 0) printf("%-22s %10zu CHECK FAILED: OSMP and MPI results differ\n", "", bytes);
             }
-            for (int r = 0; r < rounds; r++) { /* interleaved, alternating who goes first */
-                if (r % 2) {
-                    to[r] = round_time(1, o, bytes, it);
-                    tm[r] = round_time(0, o, bytes, it);
+            for (int r = 0; r < rounds; r++) {
+                struct stat3 a, b = {0, 0, 0};
+                if (mode == MODE_B2B) a = b2b_round(mine, o, bytes, it);
+                else if (mode == MODE_OSU) a = osu_round(mine, o, bytes, it);
+                else if (r % 2) { /* interleaved, alternating who goes first */
+                    b = osu_round(olib, o, bytes, it);
+                    a = osu_round(LIB_PMPI, o, bytes, it);
                 } else {
-                    tm[r] = round_time(0, o, bytes, it);
-                    to[r] = round_time(1, o, bytes, it);
+                    a = osu_round(LIB_PMPI, o, bytes, it);
+                    b = osu_round(olib, o, bytes, it);
                 }
+                va[r] = a.avg, vx[r] = a.max, vn[r] = a.min, wa[r] = b.avg, wx[r] = b.max, wn[r] = b.min;
             }
-            qsort(to, (size_t)rounds, sizeof(double), cmp_double);
-            qsort(tm, (size_t)rounds, sizeof(double), cmp_double);
-            double mo = to[rounds / 2] * 1e6, mm = tm[rounds / 2] * 1e6, bd = bound(o, bytes) * 1e6;
+            double ma = median(va, rounds) * 1e6, mx = median(vx, rounds) * 1e6, mn = median(vn, rounds) * 1e6;
+            double oa = median(wa, rounds) * 1e6, ox = median(wx, rounds) * 1e6;
+            double bd = no_bound ? 0 : bound(o, bytes) * 1e6;
+            if (tune && nb < 64) bands[nb++] = (struct band){bytes, oa > margin * ma};
             if (rank == 0) {
-                printf("%-22s %10zu %12.3f %12.3f %7.2f %12.3f %8.2f\n", "", bytes, mo, mm, mo / mm, bd, mo / bd);
-                if (js)
-                    fprintf(js, "%s\n  {\"op\": \"%s\", \"bytes\": %zu, \"osmp_us\": %.4f, \"mpi_us\": %.4f, \"bound_us\": %.4f}",
-                            first ? "" : ",", osmp_coll_name(o), bytes, mo, mm, bd);
+                if (mode == MODE_SIDE)
+                    printf("%-22s %10zu %10.3f %10.3f %7.2f %10.3f %10.3f %10.3f\n", "", bytes, oa, ma, oa / ma, ox, mx, bd);
+                else
+                    printf("%-22s %10zu %10.3f %10.3f %10.3f %10.3f\n", "", bytes, mode == MODE_OSU ? ma : mx,
+                           mode == MODE_OSU ? mx : ma, mn, bd);
+                if (js && mode == MODE_SIDE)
+                    fprintf(js, "%s\n  {\"op\": \"%s\", \"bytes\": %zu, \"osmp_us\": %.4f, \"mpi_us\": %.4f, "
+                                "\"osmp_max_us\": %.4f, \"mpi_max_us\": %.4f, \"bound_us\": %.4f}",
+                            first ? "" : ",", osmp_coll_name(o), bytes, oa, ma, ox, mx, bd);
+                else if (js)
+                    fprintf(js, "%s\n  {\"op\": \"%s\", \"bytes\": %zu, \"avg_us\": %.4f, \"max_us\": %.4f, "
+                                "\"min_us\": %.4f, \"bound_us\": %.4f}",
+                            first ? "" : ",", osmp_coll_name(o), bytes, ma, mx, mn, bd);
                 first = 0;
             }
             if (bytes == 0) break;
         }
+        if (tf) write_tune(tf, o, bands, nb);
     }
     if (rank == 0) {
         if (tty) fprintf(stderr, "%60s\r", "");
@@ -320,10 +579,18 @@ int main(int argc, char **argv)
             fprintf(js, "\n]}\n");
             fclose(js);
         }
+        if (tf) {
+            fclose(tf);
+            printf("\ntune table written to %s (OSMP_TUNE_FILE=%s)\n", tune_out, tune_out);
+        }
     }
-    free(to);
-    free(tm);
-    osmp_team_destroy(team);
+    free(va);
+    if (!no_bound) {
+        PMPI_Win_free(&cwin);
+        free(cpriv);
+    }
+    PMPI_Comm_free(&node);
+    if (team) osmp_team_destroy(team);
     MPI_Finalize();
     return failed;
 }

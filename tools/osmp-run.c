@@ -11,7 +11,8 @@
  * planning, and the processes run unbound here (oversubscribed if need be).
  * Exit status: 128+signal for a rank killed by a signal (the cause, even if
  * ranks that then failed were reaped first), else the first non-zero status of a
- * rank, 124 on --timeout, 2 on bad arguments, 0 when all ranks exit 0. When a
+ * rank, 124 on --timeout, 127 when the program cannot be run (said once), 2 on
+ * bad arguments, 0 when all ranks exit 0. When a
  * rank fails, the others see OSMP_ERR_PEER_LOST in their next
  * wait on it (or, while joining, through the rendezvous) and get --grace
  * seconds (default 5) to stop by themselves; the rest are then killed.
@@ -80,6 +81,26 @@ static void bind_to(const struct osmp_domain *core)
     sched_setaffinity(0, sizeof(set), &set);
 }
 
+/* Whether execvp would find prog as an executable file (errno set when not). */
+static int runnable(const char *prog)
+{
+    if (strchr(prog, '/')) return access(prog, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (!path || !*path) path = "/usr/local/bin:/usr/bin:/bin";
+    int err = ENOENT;
+    for (const char *p = path;; p = strchr(p, ':') + 1) {
+        size_t len = strchr(p, ':') ? (size_t)(strchr(p, ':') - p) : strlen(p);
+        char full[PATH_MAX];
+        if (snprintf(full, sizeof(full), "%.*s/%s", (int)len, len ? p : ".", prog) < (int)sizeof(full)) {
+            if (access(full, X_OK) == 0) return 1;
+            if (errno == EACCES) err = EACCES;
+        }
+        if (!strchr(p, ':')) break;
+    }
+    errno = err;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *bind = NULL, *cores_list = NULL, *xml = NULL, *synthetic = NULL, *hierarchy = NULL;
@@ -118,13 +139,33 @@ int main(int argc, char **argv)
         case 'h':
             printf("usage: osmp-run -n N [--bind linear|scatter|numa|random:SEED | --cores LIST]\n"
                    "                [--topology FILE.xml | --synthetic STRING] [--hierarchy SPEC]\n"
-                   "                [--timeout SECONDS] [--grace SECONDS] -- prog [args...]\n");
+                   "                [--timeout SECONDS] [--grace SECONDS] -- prog [args...]\n"
+                   "Start N processes of prog as one OSMP team (each gets OSMP_RUN_RANK, _SIZE, _CORE, _FD).\n"
+                   "  -n N                 processes (1..%d), required\n"
+                   "  --bind POLICY        where rank r runs: linear (rank r on core r, the default), scatter\n"
+                   "                       (consecutive ranks as far apart as the tree allows), numa (round-robin\n"
+                   "                       over NUMA domains), random:SEED (a permutation reproducible from SEED);\n"
+                   "                       more ranks than cores wrap around\n"
+                   "  --cores LIST         the logical cores, one per rank (e.g. 0,2,4-7); excludes --bind\n"
+                   "  --topology FILE.xml  plan on this hwloc XML (another machine: the ranks run unbound here)\n"
+                   "  --synthetic STRING   plan on an hwloc synthetic topology (e.g. \"pack:2 core:4 pu:1\")\n"
+                   "  --hierarchy SPEC     the team's hierarchy spec (sets OSMP_HIERARCHY; osmp-topo --help)\n"
+                   "  --timeout SECONDS    kill every rank after SECONDS and exit 124 (default: none)\n"
+                   "  --grace SECONDS      after a rank fails, the others' time to stop by themselves (default 5)\n"
+                   "  -h, --help           this text\n"
+                   "Exit status: 0 when every rank exits 0; 128+signal for a rank killed by a signal; else the first\n"
+                   "non-zero status of a rank; 124 on --timeout; 127 when prog cannot be run; 2 on bad arguments.\n",
+                   MAX_RANKS);
             return 0;
         case ':': die("option %s needs an argument", argv[optind - 1]);
         default: die("unknown option %s (see --help)", argv[optind - 1]);
         }
     }
     if (optind >= argc) die("no program to run (osmp-run -n N -- prog args)");
+    if (!runnable(argv[optind])) { /* once, here, rather than once per rank after fork */
+        fprintf(stderr, "osmp-run: cannot run %s: %s\n", argv[optind], strerror(errno));
+        return 127;
+    }
     if (n < 0) die("-n N is required");
     if (bind && cores_list) die("--bind and --cores exclude each other");
     if (xml && synthetic) die("--topology and --synthetic exclude each other");
@@ -196,7 +237,8 @@ int main(int argc, char **argv)
             if (osmp_topo_is_this_machine(topo)) bind_to(osmp_topo_domain(topo, OSMP_DOMAIN_CORE, cores[r]));
             if (hierarchy) setenv("OSMP_HIERARCHY", hierarchy, 1);
             execvp(argv[optind], argv + optind);
-            fprintf(stderr, "osmp-run: cannot run %s: %s\n", argv[optind], strerror(errno));
+            if (r == 0) /* what runnable() could not foresee (e.g. a bad ELF), said once */
+                fprintf(stderr, "osmp-run: cannot run %s: %s\n", argv[optind], strerror(errno));
             _exit(127);
         }
         children[r] = pid;

@@ -429,12 +429,14 @@ int main(int argc, char **argv)
             rc = osmp_topo_place(c.topo, bind, c.n, c.cores, why, sizeof(why));
             if (rc) die_usage("%s", why);
         }
-        if (c.root >= c.n) die_usage("--root %d is out of range for %d participants", c.root, c.n);
-        if (spec && strcmp(spec, "auto") != 0) {
-            struct osmp_spec_level lv[OSMP_SPEC_MAX_LEVELS];
-            int nl;
-            if (osmp_spec_parse(spec, lv, &nl, why, sizeof(why))) die_usage("%s", why);
-        }
+    }
+    /* The tree without participants too: as the other views, which place one per core. */
+    int nparts = c.cores ? c.n : ncores;
+    if (c.root >= nparts) die_usage("--root %d is out of range for %d participants", c.root, nparts);
+    if (spec && strcmp(spec, "auto") != 0) {
+        struct osmp_spec_level lv[OSMP_SPEC_MAX_LEVELS];
+        int nl;
+        if (osmp_spec_parse(spec, lv, &nl, why, sizeof(why))) die_usage("%s", why);
     }
 
     switch (show) {

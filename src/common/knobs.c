@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic.h"
 #include "osmp.h"
 #include "util.h"
 
@@ -60,6 +61,43 @@ long osmp__knob_long(enum osmp_knob k, long lo, long hi, char *err, size_t err_l
         return -1;
     }
     return v;
+}
+
+static osmp_atomic32_t said[OSMP_KNOB_COUNT]; /* the one line about a bad value, once per knob */
+
+void osmp__knob_bad(enum osmp_knob k, const char *why)
+{
+    if (osmp__fetch_add32(&said[k], 1) == 0)
+        fprintf(stderr, "osmp: %s; using the default %s\n", why, *table[k].dflt ? table[k].dflt : "\"\"");
+}
+
+long osmp__knob_long_or_default(enum osmp_knob k, long lo, long hi)
+{
+    char err[160];
+    long v = osmp__knob_long(k, lo, hi, err, sizeof(err));
+    if (v >= 0 && lo >= 0) return v;
+    if (lo < 0) { /* -1 is a legal value there: decide by parsing again */
+        const char *s = osmp__knob_str(k);
+        char *end;
+        errno = 0;
+        v = strtol(s, &end, 10);
+        if (!errno && end != s && !*end && v >= lo && v <= hi) return v;
+    }
+    long d = strtol(table[k].dflt, NULL, 10);
+    if (osmp__fetch_add32(&said[k], 1) == 0)
+        fprintf(stderr, "osmp: %s=\"%s\" is not an integer in %ld..%ld; using the default %ld\n", table[k].name,
+                osmp__knob_str(k), lo, hi, d);
+    return d;
+}
+
+const char *osmp__knob_name(enum osmp_knob k)
+{
+    return table[k].name;
+}
+
+const char *osmp__knob_default(enum osmp_knob k)
+{
+    return table[k].dflt;
 }
 
 void osmp_knobs_print(FILE *f)

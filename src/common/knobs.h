@@ -20,10 +20,12 @@
     X(PIPELINE_DEPTH, "8", "chunks in flight per participant and direction (1 .. 64)")                      \
     X(SINGLE_COPY, "auto", "copy large data once from the source buffer: auto (CMA between processes, "     \
                            "loads between threads), cma, none")                                              \
-    X(SINGLE_COPY_MIN, "4194304", "smallest block (bytes) that collectives with a single-copy path copy once "  \
-                                  "from the source buffer, in teams spanning several processes (CMA)")         \
+    X(SINGLE_COPY_MIN, "4194304", "smallest message (count x element size of the call, bytes) from which "   \
+                                  "every collective with a single-copy path reads the source buffer directly "\
+                                  "(the copy OSMP_SINGLE_COPY chooses) instead of staging it through the "    \
+                                  "shared pipeline, in teams that span several processes (CMA)")              \
     X(SINGLE_COPY_MIN_THREADS, "49", "the same for teams whose participants are threads of one process "       \
-                                     "(plain loads; the default: every block larger than a mailbox line's "   \
+                                     "(plain loads; the default: every message larger than a mailbox line's " \
                                      "inline data)")                                                           \
     X(SPIN, "4000", "polls of a flag before yielding the core")                                             \
     X(YIELDS, "50", "sched_yield calls before sleeping on a futex")                                         \
@@ -44,6 +46,9 @@
                         "pass, e.g. allreduce,bcast")                                                        \
     X(MPI_SHARE_TEAMS, "1", "libosmp_mpi: 1 lets communicators over the same processes in the same order "   \
                             "share one team (not under MPI_THREAD_MULTIPLE); 0 gives each its own")         \
+    X(TUNE_FILE, "", "libosmp_mpi: table of (operation, team size, message size) -> osmp|mpi from "          \
+                     "osmp-bench --tune (README); empty: the built-in table (src/mpi/tune.c); "            \
+                     "none: every eligible call on OSMP")                                                 \
     X(MPI_MAX_TEAMS, "64", "libosmp_mpi: teams a process may hold; communicators over further sets of "     \
                            "processes go to MPI (OSMP_VERBOSE says so)")                                      \
     X(PROFILE, "", "libosmp_mpi: at MPI_Finalize write FILE, the bytes MPI_COMM_WORLD ranks sent each other "     \
@@ -80,5 +85,16 @@ void osmp__knobs_reread(void);
 /* An integer knob in [lo, hi]; on a malformed or out-of-range value, writes a
  * one-line reason into err and returns -1. */
 long osmp__knob_long(enum osmp_knob k, long lo, long hi, char *err, size_t err_len);
+/* The same for knobs whose bad value must not stop anything: on a malformed
+ * or out-of-range value, prints one line naming the variable, the value and
+ * the default (once per knob and process) and returns the default. */
+long osmp__knob_long_or_default(enum osmp_knob k, long lo, long hi);
+/* For knobs checked by their reader (OSMP_<OP>_ALG: osmp__alg_parse): one
+ * line "osmp: <why>; using the default <default>" once per knob and process;
+ * the caller then uses the default. */
+void osmp__knob_bad(enum osmp_knob k, const char *why);
+/* The knob's variable name (OSMP_...) and default. */
+const char *osmp__knob_name(enum osmp_knob k);
+const char *osmp__knob_default(enum osmp_knob k);
 
 #endif

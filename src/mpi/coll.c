@@ -15,6 +15,9 @@ static struct osmp__mpi_comm *movement_state(MPI_Comm comm, osmp_coll_t c, long 
     if (bytes < 0 || bytes > INT_MAX) return (void)osmp__mpi_pass(c, bytes < 0 ? R_DTYPE : R_COUNT_LIMIT), NULL;
     struct osmp__mpi_comm *s = osmp__mpi_state(comm, c);
     if (s && s->multinode && c == OSMP_COLL_ALLTOALL) return (void)osmp__mpi_pass(c, R_MULTINODE), NULL;
+    /* The table's bytes are one rank's block, as osmp-bench counts them; bytes here is all blocks but for bcast. */
+    if (s && osmp__mpi_tuned_to_mpi(c, c == OSMP_COLL_BCAST ? bytes : bytes / s->size, s->size))
+        return (void)osmp__mpi_pass(c, R_TUNED), NULL;
     return s;
 }
 
@@ -27,6 +30,8 @@ static struct osmp__mpi_comm *reduction_state(MPI_Comm comm, MPI_Datatype dt, MP
     struct osmp__mpi_comm *s = osmp__mpi_state(comm, c);
     if (s && s->size == 1 && (*oop == OSMP_LAND || *oop == OSMP_LOR || *oop == OSMP_LXOR))
         return (void)osmp__mpi_pass(c, R_LONE_LOGICAL), NULL;
+    if (s && osmp__mpi_tuned_to_mpi(c, (long)count * (long)osmp_dtype_size(*odt), s->size))
+        return (void)osmp__mpi_pass(c, R_TUNED), NULL;
     return s;
 }
 
@@ -34,6 +39,7 @@ EXPORT int MPI_Barrier(MPI_Comm comm)
 {
     OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Barrier);
     struct osmp__mpi_comm *s = osmp__mpi_state(comm, OSMP_COLL_BARRIER);
+    if (s && osmp__mpi_tuned_to_mpi(OSMP_COLL_BARRIER, 0, s->size)) s = (osmp__mpi_pass(OSMP_COLL_BARRIER, R_TUNED), NULL);
     if (!s) return PMPI_Barrier(comm);
     return osmp__mpi_done(s, OSMP_COLL_BARRIER, s->multinode ? osmp__mpi_hier_barrier(s) : osmp_barrier(s->team));
 }

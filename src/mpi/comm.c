@@ -29,6 +29,7 @@ static const char *const reason_text[R_NREASONS] = {
     "a logical operation on a communicator of one: MPI returns the value as is, OSMP as 0 or 1",
     "this libosmp_mpi is for the other MPI library",
     "the processes hold OSMP_MPI_MAX_TEAMS teams already (communicators over other sets of processes)",
+    "the tune table (OSMP_TUNE_FILE, else the built-in one) says MPI is faster for this size",
 };
 static osmp_atomic64_t reason_seen[R_NREASONS];
 

@@ -53,6 +53,7 @@ enum osmp__mpi_reason {
     R_LONE_LOGICAL,
     R_FOREIGN,
     R_TEAMS,
+    R_TUNED,
     R_NREASONS
 };
 
@@ -121,6 +122,13 @@ static inline const void *osmp__mpi_in_place(const void *buf)
 {
     return buf == MPI_IN_PLACE ? OSMP_IN_PLACE : buf;
 }
+
+/* ---------------------------------------------------------------- tune.c */
+
+/* 1 when the tune table (OSMP_TUNE_FILE or the built-in one) sends call c on
+ * a communicator of `size` ranks with `bytes` (osmp-bench's size: see tune.c)
+ * to MPI. Loads the table at the first call. */
+int osmp__mpi_tuned_to_mpi(osmp_coll_t c, long bytes, int size);
 
 /* ---------------------------------------------------------------- profile.c, map.c */
 

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# osmp-bench and bench/compare: --help exits 0 and explains every option, a bad
+# option is named (exit 2), and each mode runs and writes the JSON fields
+# bench/compare reads.
+#   bench-cli.sh OSMP_BENCH SOURCE_DIR
+set -uo pipefail
+bench=$1 src=$2 fail=0
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+help=$(mpirun -n 1 "$bench" --help); rc=$?
+[ "$rc" = 0 ] || { echo "osmp-bench --help: exit $rc"; fail=1; }
+for o in --mode --ops --sizes --iters --warmup --rounds --check --no-bound --json --quick --tune --tune-out --tune-margin --help; do
+  grep -q -- "^  $o " <<<"$help" || { echo "osmp-bench --help does not explain $o"; fail=1; }
+done
+err=$(mpirun -n 1 "$bench" --frobnicate 2>&1 >/dev/null); rc=$?
+grep -q 'osmp-bench: unknown option "--frobnicate"' <<<"$err" || { echo "bad option not named: $err"; fail=1; }
+err=$(mpirun -n 1 "$bench" --mode fast 2>&1 >/dev/null)
+grep -q 'osmp-bench: bad --mode "fast" (osu, b2b or side)' <<<"$err" || { echo "bad mode not named: $err"; fail=1; }
+for mode in osu b2b side; do
+  mpirun -n 2 --oversubscribe "$bench" --mode $mode --ops barrier,allreduce --sizes 8:16 --iters 5 --warmup 1 --rounds 1 \
+    --json "$tmp/$mode.json" >"$tmp/$mode.txt" 2>&1 || { echo "mode $mode failed:"; cat "$tmp/$mode.txt"; fail=1; continue; }
+  python3 - "$tmp/$mode.json" "$mode" <<'PY' || fail=1
+import json, sys
+r = json.load(open(sys.argv[1]))
+keys = {"osmp_us", "mpi_us", "bound_us"} if sys.argv[2] == "side" else {"avg_us", "max_us", "min_us", "bound_us"}
+got = [(x["op"], x["bytes"]) for x in r["results"]]
+assert r["mode"] == sys.argv[2] and got == [("barrier", 0), ("allreduce", 8), ("allreduce", 16)], got
+assert all(keys <= set(x) and x["bound_us"] > 0 for x in r["results"]), r["results"]
+PY
+done
+help=$("$src/bench/compare" --help); rc=$?
+[ "$rc" = 0 ] || { echo "bench/compare --help: exit $rc"; fail=1; }
+for o in -n --modes --runs --mpi --hog --quick --placement --help --ops; do
+  grep -q -- "^  $o" <<<"$help" || { echo "bench/compare --help does not explain $o"; fail=1; }
+done
+err=$("$src/bench/compare" --frobnicate 2>&1); rc=$?
+[ "$rc" = 2 ] && grep -q 'unknown option "--frobnicate"' <<<"$err" || { echo "compare bad option: $rc $err"; fail=1; }
+[ $fail = 0 ] && echo "bench-cli: ok"
+exit $fail
