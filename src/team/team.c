@@ -151,8 +151,10 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy)
     for (int c = 0; c < OSMP_COLL_COUNT; c++) {
         struct osmp__choice ch;
         if (osmp__alg_parse((osmp_coll_t)c, osmp__knob_str(OSMP_KNOB_ALG(c)), &ch, err, sizeof(err))) {
-            report_knob(err);
-            return OSMP_ERR_KNOB;
+            char why[300]; /* one line naming the variable, then the selection table, as for every tuning knob */
+            snprintf(why, sizeof(why), "%s: %s", osmp__knob_name(OSMP_KNOB_ALG(c)), err);
+            osmp__knob_bad(OSMP_KNOB_ALG(c), why);
+            osmp__alg_parse((osmp_coll_t)c, "auto", &ch, err, sizeof(err));
         }
         b->alg[c] = (int16_t)(ch.alg ? ch.alg - osmp__algs_of((osmp_coll_t)c) : -1);
         b->radix[c] = (int16_t)ch.radix;
@@ -467,11 +469,8 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
         t->local[r] = all1[r].pid == mine.pid;
         t->cores[r] = all1[r].core;
     }
-    char err[128];
-    mb->wait.spin = osmp__knob_long(OSMP_KNOB_SPIN, 0, 1L << 30, err, sizeof(err));
-    mb->wait.yields = osmp__knob_long(OSMP_KNOB_YIELDS, 0, 1L << 30, err, sizeof(err));
-    if (mb->wait.spin < 0) mb->wait.spin = 4000;
-    if (mb->wait.yields < 0) mb->wait.yields = 50;
+    mb->wait.spin = osmp__knob_long_or_default(OSMP_KNOB_SPIN, 0, 1L << 30);
+    mb->wait.yields = osmp__knob_long_or_default(OSMP_KNOB_YIELDS, 0, 1L << 30);
     if (oversubscribed(all1, p->size) && mb->wait.spin > 50) mb->wait.spin = 50;
 
     struct boot2 mine2 = {OSMP_OK, 1};
@@ -592,12 +591,7 @@ struct thread_oob {
 
 static int64_t join_deadline(void)
 {
-    char err[128];
-    long s = osmp__knob_long(OSMP_KNOB_JOIN_TIMEOUT, 0, 1L << 30, err, sizeof(err));
-    if (s < 0) {
-        report_knob(err);
-        s = 60;
-    }
+    long s = osmp__knob_long_or_default(OSMP_KNOB_JOIN_TIMEOUT, 0, 1L << 30);
     return s ? osmp__now_ns() + (int64_t)s * 1000000000 : 0;
 }
 
