@@ -15,7 +15,7 @@ struct osmp__rv {
     osmp_atomic32_t lost; /* 1 + the rank that died, written by the supervisor (osmp-run) */
     uint32_t size;
     uint32_t maxlen;
-    char data[]; /* size * maxlen */
+    char data[]; /* size * maxlen, then size counters: the allgathers each rank has entered (who never came) */
 };
 
 /* The largest record a team's bootstrap exchanges (team.c asserts its own fit). */
@@ -27,7 +27,9 @@ void osmp__rv_init(struct osmp__rv *rv, int size, size_t maxlen);
  * lost; OSMP_ERR_TIMEOUT past deadline (osmp__now_ns; 0: none). After a failure
  * the rendezvous is not usable again. */
 int osmp__rv_barrier(struct osmp__rv *rv, const struct osmp__wait_policy *wait, int64_t deadline);
-/* Everyone passes len <= maxlen bytes and receives size * len in rank order. */
+/* Everyone passes len <= maxlen bytes and receives size * len in rank order.
+ * A rank that times out names the ranks that never entered this allgather
+ * (one line, from the lowest rank that did). */
 int osmp__rv_allgather(struct osmp__rv *rv, int rank, const void *send, void *recv, size_t len,
                        const struct osmp__wait_policy *wait, int64_t deadline);
 
