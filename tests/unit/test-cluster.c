@@ -246,6 +246,9 @@ static double *make(const struct synth *s)
 static int s_core(int c) { return c % 32; }
 static int s_ccx(int c) { return (c % 32) / 4; }
 static int s_sock(int c) { return (c % 32) / 16; }
+/* SMT siblings numbered next to each other (2c, 2c + 1), 2 CCDs of 16 CPUs. */
+static int s_pair(int c) { return c / 2; }
+static int s_ccd16(int c) { return c / 16; }
 /* Without SMT: 32 CPUs. */
 static int s_ccx32(int c) { return c / 4; }
 static int s_sock32(int c) { return c / 16; }
@@ -329,6 +332,22 @@ static void test_synthetic(void)
     char why0[128] = "";
     CHECK_INT(osmp__latency_cluster(m, 32, &none, why0, sizeof(why0)), OSMP_ERR_INVALID_ARG);
     CHECK(strstr(why0, "every latency is 0") != NULL);
+    free(m);
+    rng = saved_rng;
+
+    /* A coarse timer (nviennot's Ryzen 9 7950X): SMT siblings (2c, 2c + 1) read 5 ns on some cores and 10.5 ns
+     * on others, and two pairs of CPUs of different cores read 10.5 ns too, (12, 1) and (12, 5). Those two must
+     * not join cores {0, 1}, {4, 5} and {12, 13} into one group (they share no other close CPU), which made
+     * the whole SMT cut at 10.5 ns unclean and left the 10.5 ns siblings as single CPUs. */
+    saved_rng = rng;
+    struct synth smt = {32, 2, {s_pair, s_ccd16}, {5, 15.5, 70}, 0.03};
+    m = make(&smt);
+    for (int c = 1; c < 16; c += 2) m[(2 * c + 1) * 32 + 2 * c] = m[(2 * c) * 32 + 2 * c + 1] = 10.5;
+    m[12 * 32 + 1] = m[1 * 32 + 12] = 10.5;
+    m[12 * 32 + 5] = m[5 * 32 + 12] = 10.5;
+    struct synth smt_loose = smt;
+    smt_loose.noise = 1.0; /* the SMT level's median mixes 5 and 10.5 */
+    check_synth("SMT siblings at 5 and 10.5 ns, two accidental 10.5 ns pairs", &smt_loose, m);
     free(m);
     rng = saved_rng;
 
