@@ -65,6 +65,9 @@ static const struct {
      * clustered ring crosses each boundary twice at most per domain; gathering
      * at one root would funnel every block through the root's links twice. */
     {OSMP_COLL_ALLGATHER, LARGE, ANY_SHAPE, "ring", 0},
+    /* Blocks that fit a line or a slot on small flat teams: one hop, as
+     * allreduce direct (2 ranks, per call: 8 B 0.29 -> 0.22 us, 4 KiB 2.4 -> 1.9). */
+    {OSMP_COLL_ALLGATHER, INLINE | MEDIUM, FLAT_SMALL, "direct", 0},
     {OSMP_COLL_ALLGATHER, ANY_SIZE, ANY_SHAPE, "gather_bcast", 0},
     {OSMP_COLL_SCATTER, ANY_SIZE, HIER, "hier", 0},
     {OSMP_COLL_SCATTER, ANY_SIZE, ANY_SHAPE, "direct", 0},
