@@ -38,10 +38,11 @@
  * OSU timing of the MPI_ call through libosmp_mpi (its table off) and the
  * PMPI_ call, interleaved in one process, median of 9 rounds; MPI where OSMP
  * took over 5% longer. Rerun after the runtime changed (vectorized kernels,
- * alltoall through the slots by rows, the spin decision), on a quiet machine
- * (load average 1.0 to 1.8); the three runs still disagree on narrow bands,
- * which the majority leaves out. Rerun --tune on the machine the jobs run on
- * and point OSMP_TUNE_FILE at it. */
+ * alltoall through the slots by rows, allgather direct, the spin decision),
+ * with nothing else running (2-3 runnable tasks: the two ranks); single runs
+ * still send narrow bands of small messages to MPI now and then, which the
+ * majority leaves out. Rerun --tune on the machine the jobs run on and point
+ * OSMP_TUNE_FILE at it. */
 static const char builtin[] =
 #if defined(OPEN_MPI)
 #include "mpi/tune-default-ompi.inc"
