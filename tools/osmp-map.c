@@ -15,6 +15,9 @@
 
 #include "osmp.h"
 #include "plan/map.h"
+#include "cli.h"
+
+const char osmp__tool[] = "osmp-map";
 
 static const char usage[] =
     "usage: osmp-map --matrix FILE [--input FILE.xml | --synthetic STRING] [--whole-system]\n"
@@ -45,17 +48,7 @@ static const char usage[] =
     "  --host NAME          the host name in a rankfile (default: this machine's)\n"
     "  --help               this text\n";
 
-static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die_usage(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("osmp-map: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(2);
-}
+#define die_usage(...) osmp__tool_fail(2, __VA_ARGS__)
 
 static void die_internal(const char *what, int rc)
 {

@@ -45,6 +45,9 @@
 #include "common/atomic.h"
 #include "osmp.h"
 #include "topo/measured.h"
+#include "cli.h"
+
+const char osmp__tool[] = "osmp-probe";
 
 static const char usage[] =
     "usage: osmp-probe [--from-csv FILE.csv] [--format text|json] [--out FILE.csv] [--out-xml FILE.xml]\n"
@@ -76,29 +79,9 @@ static const char usage[] =
     "stderr says how long the measurement took and whether hwloc's tree of this machine agrees with the\n"
     "measured one. Exit status 0, 2 on bad input (one line), 1 on an internal failure.\n";
 
-static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die_usage(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("osmp-probe: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(2);
-}
+#define die_usage(...) osmp__tool_fail(2, __VA_ARGS__)
 
-static void die_internal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die_internal(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("osmp-probe: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
+#define die_internal(...) osmp__tool_fail(1, __VA_ARGS__)
 
 static int parse_int(const char *s, const char *opt, int lo, int hi)
 {

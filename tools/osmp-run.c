@@ -36,6 +36,9 @@
 
 #include "osmp.h"
 #include "team/rendezvous.h"
+#include "cli.h"
+
+const char osmp__tool[] = "osmp-run";
 
 #define MAX_RANKS 4096
 #define RV_MAXLEN OSMP__RV_RECORD_MAX
@@ -43,17 +46,7 @@
 static pid_t *children;
 static int nchildren;
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("osmp-run: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(2);
-}
+#define die(...) osmp__tool_fail(2, __VA_ARGS__)
 
 static int killed_by_us; /* from now on a rank's signal death is ours, not a cause */
 

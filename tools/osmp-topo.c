@@ -15,6 +15,9 @@
 #include "coll/coll.h" /* the algorithm tables, for --algorithms */
 #include "osmp.h"
 #include "traffic.h"
+#include "cli.h"
+
+const char osmp__tool[] = "osmp-topo";
 
 #define MAX_PARTICIPANTS OSMP_GRAPH_MAX_RANKS /* trees and rings compare all pairs */
 
@@ -45,17 +48,7 @@ static const char usage[] =
     "  --knobs              list every OSMP_* environment variable with its default and meaning\n"
     "  --algorithms         list every collective's algorithms and the selection table\n";
 
-static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die_usage(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("osmp-topo: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(2);
-}
+#define die_usage(...) osmp__tool_fail(2, __VA_ARGS__)
 
 static void die_status(int rc, const char *what)
 {
