@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/knobs.h"
 #include "osmp_mpi.h"
@@ -70,6 +71,11 @@ static void die(const char *fmt, ...)
     if (n > (int)sizeof(line) - 2) n = (int)sizeof(line) - 2;
     line[n++] = '\n';
     fwrite(line, 1, (size_t)n, stderr);
+    /* The launcher forwards stderr through its own processes, which the abort
+     * stops: under load MPICH's hydra lost the line (mpi.mpich-4-map, CI). A
+     * moment lets it pass on this error path. */
+    struct timespec pause = {0, 200 * 1000 * 1000};
+    nanosleep(&pause, NULL);
     PMPI_Abort(MPI_COMM_WORLD, 2);
     exit(2);
 }

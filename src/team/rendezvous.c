@@ -60,18 +60,15 @@ int osmp__rv_allgather(struct osmp__rv *rv, int rank, const void *send, void *re
     osmp_atomic32_t *in = entered(rv);
     uint32_t mine = osmp__fetch_add32(&in[rank], 1) + 1;
     int rc = osmp__rv_barrier(rv, wait, deadline);
-    if (rc == OSMP_ERR_TIMEOUT) { /* name who never came; the lowest rank that did says it */
+    if (rc == OSMP_ERR_TIMEOUT) { /* name who never came; the first to time out says it */
         char who[256];
-        int n = 0, first = -1, missing = 0;
+        int n = 0, missing = 0;
         for (uint32_t r = 0; r < rv->size; r++) {
-            if (osmp__load32(&in[r]) >= mine) {
-                if (first < 0) first = (int)r;
-                continue;
-            }
+            if (osmp__load32(&in[r]) >= mine) continue;
             if (n < (int)sizeof(who) - 16) n += snprintf(who + n, sizeof(who) - (size_t)n, "%s%u", missing ? ", " : "", r);
             missing++;
         }
-        if (first == rank && missing)
+        if (missing && osmp__cas32(&rv->said, 0, 1))
             fprintf(stderr, "osmp: rank %d: joining timed out (OSMP_JOIN_TIMEOUT): %d rank(s) never arrived: %s%s\n",
                     rank, missing, who, n >= (int)sizeof(who) - 16 ? ", ..." : "");
     }

@@ -13,6 +13,7 @@ struct osmp__rv {
     osmp_atomic64_t gen;
     osmp_atomic32_t waiters;
     osmp_atomic32_t lost; /* 1 + the rank that died, written by the supervisor (osmp-run) */
+    osmp_atomic32_t said; /* a timed-out rank has named the missing ones (once for all) */
     uint32_t size;
     uint32_t maxlen;
     char data[]; /* size * maxlen, then size counters: the allgathers each rank has entered (who never came) */
@@ -29,7 +30,7 @@ void osmp__rv_init(struct osmp__rv *rv, int size, size_t maxlen);
 int osmp__rv_barrier(struct osmp__rv *rv, const struct osmp__wait_policy *wait, int64_t deadline);
 /* Everyone passes len <= maxlen bytes and receives size * len in rank order.
  * A rank that times out names the ranks that never entered this allgather
- * (one line, from the lowest rank that did). */
+ * (one line, from the first to time out). */
 int osmp__rv_allgather(struct osmp__rv *rv, int rank, const void *send, void *recv, size_t len,
                        const struct osmp__wait_policy *wait, int64_t deadline);
 
