@@ -2,7 +2,7 @@
 # Set up, build, and run the whole test suite: a warnings-as-errors build; the
 # same suite under AddressSanitizer + UndefinedBehaviorSanitizer; the thread and
 # runtime tests under ThreadSanitizer; a short run of every fuzz target.
-# OSMP_FUZZ_SECONDS (default 10) sets the fuzzing time per target, 0 skips it.
+# OSMP_FUZZ_SECONDS (default 6) sets the fuzzing time per target, 0 skips it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -25,8 +25,8 @@ OSMP_BUILD_DIR=build-tsan scripts/setup.sh -DOSMP_WERROR=ON -DOSMP_TSAN=ON -DCMA
 (cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --output-on-failure -j"$(nproc)" \
   -LE mpi -R "threads-8|mixed-2x3|wrap-threads|unit.badargs|unit.steps|procs-[23]$|kill-one-8|mismatch")
 
-if [ "${OSMP_FUZZ_SECONDS:-10}" != 0 ]; then
+if [ "${OSMP_FUZZ_SECONDS:-6}" != 0 ]; then
   stage "fuzzing"
-  scripts/fuzz.sh "${OSMP_FUZZ_SECONDS:-10}"
+  scripts/fuzz.sh "${OSMP_FUZZ_SECONDS:-6}" # CI: .ci/run must stay under 20 minutes
 fi
 stage "all tests passed (plain, ASan+UBSan, TSan, fuzzing)"
