@@ -96,6 +96,11 @@ struct osmp__coll {
     const int *peers;             /* every rank but mine, ascending */
 
     uint64_t step;          /* first step of the next phase; the same on every participant */
+    /* A "done reading" publication this participant owes (osmp__owe): made at
+     * the start of its next phase, unless that call's own publication implies it. */
+    int owed, owed_dir;
+    uint64_t owed_step;
+    uint64_t direct_calls; /* inline direct allreduces so far: their line alternates UP, DOWN */
     int single_copy;        /* every pair can copy from the other's buffers */
     size_t single_copy_min; /* blocks from this size are copied once, where single copy works */
     /* Per collective, size class and single copy (0/1): the algorithm to run,
@@ -115,8 +120,32 @@ typedef struct osmp__coll *osmp__coll_t;
  * (gatherv, alltoallv), and a phase leaves room for 2^40 steps (one chunk each;
  * a count that would need more is refused: OSMP_ERR_RANGE). */
 #define OSMP__PHASE_STEPS (UINT64_C(1) << 40)
+static inline uint64_t osmp__phase_only(osmp__coll_t t)
+{
+    uint64_t base = t->step;
+    t->step += OSMP__PHASE_STEPS;
+    return base;
+}
+
+/* Owe the publication "step on dir" instead of making it now. A "done reading
+ * your line" publication at the end of a call costs a fence that waits for the
+ * line to leave the readers' caches; owed, it is made at the start of the next
+ * call (osmp__phase), or never, when that call is one whose own publications
+ * imply it (the inline direct allreduce: osmp__phase_only). step must exceed
+ * every step published on dir so far and stay below the next phase. */
+static inline void osmp__owe(osmp__coll_t t, int dir, uint64_t step)
+{
+    t->owed = 1;
+    t->owed_dir = dir;
+    t->owed_step = step;
+}
+
 static inline uint64_t osmp__phase(osmp__coll_t t)
 {
+    if (__builtin_expect(t->owed, 0)) { /* before this call's first claim or wait: no one waits for it long */
+        t->owed = 0;
+        osmp__mb_publish(&t->mb, t->owed_dir, t->owed_step);
+    }
     uint64_t base = t->step;
     t->step += OSMP__PHASE_STEPS;
     return base;

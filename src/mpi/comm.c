@@ -127,7 +127,7 @@ static int live_teams;                   /* shared or not */
 static long long teams_created;
 /* Bumped whenever a state goes away, so no thread keeps a stale cached pointer. */
 static osmp_atomic64_t state_generation = 1;
-static _Thread_local struct {
+static OSMP_MPI_TLS struct {
     MPI_Comm comm;
     struct osmp__mpi_comm *s;
     uint64_t generation;

@@ -38,6 +38,11 @@
 #include "osmp.h"
 
 #define EXPORT __attribute__((visibility("default")))
+/* Thread-local caches of the per-call path: the initial-exec model reads them
+ * with one load instead of a call to __tls_get_addr (about 10 ns a call). The
+ * library is preloaded or linked, so it is in the static TLS block; dlopen
+ * also works while glibc's surplus static TLS has room for these few bytes. */
+#define OSMP_MPI_TLS _Thread_local __attribute__((tls_model("initial-exec")))
 
 /* ---------------------------------------------------------------- comm.c */
 

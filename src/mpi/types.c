@@ -98,7 +98,7 @@ void osmp__mpi_types_init(void)
  * over and over: the last hit of the thread is tried first. */
 static int find_known(MPI_Datatype dt)
 {
-    static _Thread_local int last;
+    static OSMP_MPI_TLS int last;
     if (last < nknown && known[last].dt == dt) return last;
     for (int i = 0; i < nknown; i++)
         if (known[i].dt == dt) return last = i;
