@@ -96,6 +96,8 @@ struct osmp__coll {
     const int *peers;             /* every rank but mine, ascending */
 
     uint64_t step;          /* first step of the next phase; the same on every participant */
+    int oversubscribed;     /* more participants than CPUs to run on (team.c): waiters yield at once */
+    uint64_t pass_slots[2]; /* ring slots, mini lines the tree passes have taken so far (tree.c) */
     /* A "done reading" publication this participant owes (osmp__owe): made at
      * the start of its next phase, unless that call's own publication implies it. */
     int owed, owed_dir;

@@ -14,7 +14,10 @@
  * (mst_cheaper), else HIER_PLAN. */
 enum { ONE = 1, FLAT_SMALL = 2, FLAT_LARGE = 4, HIER_PLAN = 8, HIER_MST = 16 };
 enum { HIER = HIER_PLAN | HIER_MST, ANY_SHAPE = 31 };
-#define NSHAPE_BITS 5
+/* Added to any shape of a team with more participants than CPUs (team.c). A
+ * row for OVERSUB alone matches only such teams. */
+enum { OVERSUB = 32 };
+#define NSHAPE_BITS 6
 /* Flat teams up to this size use the all-read algorithms for small messages:
  * every rank polls every other rank's line, n^2 line transfers per call. */
 #define FLAT_SMALL_MAX 16
@@ -39,6 +42,13 @@ static const struct {
     const char *alg;
     int radix; /* for algorithms that take one; the others imply theirs */
 } table[] = {
+    /* Oversubscribed, where a participant runs only when another yields: in the
+     * tree, rank 0 releases the others and, usually still running, goes on
+     * first into the next call, which is then often ready when they get their
+     * turn (a broadcast from 0: 4 ranks on 2 cores, Open MPI, OSU timing (per
+     * call, a barrier between), bcast of 8 B 2.4-3.6 us with the direct
+     * barrier, 0.2-0.5 us with the tree; the barrier itself 0.6-1.6x MPI's). */
+    {OSMP_COLL_BARRIER, ANY_SIZE, OVERSUB, "flat", 0},
     {OSMP_COLL_BARRIER, ANY_SIZE, ONE | FLAT_SMALL, "direct", 0},
     {OSMP_COLL_BARRIER, ANY_SIZE, ANY_SHAPE, "flat", 0},
     /* Large broadcasts are limited by the links they cross: on a team where the
@@ -218,9 +228,10 @@ static int mst_cheaper(osmp__coll_t t)
 
 static unsigned shape_of(osmp__coll_t t)
 {
+    unsigned over = t->oversubscribed ? OVERSUB : 0;
     if (t->size == 1) return ONE;
-    if (!osmp__flat_team(t)) return mst_cheaper(t) ? HIER_MST : HIER_PLAN;
-    return t->size <= FLAT_SMALL_MAX ? FLAT_SMALL : FLAT_LARGE;
+    if (!osmp__flat_team(t)) return (mst_cheaper(t) ? HIER_MST : HIER_PLAN) | over;
+    return (t->size <= FLAT_SMALL_MAX ? FLAT_SMALL : FLAT_LARGE) | over;
 }
 
 void osmp__select_init(osmp__coll_t t, const struct osmp__choice forced[OSMP_COLL_COUNT])
@@ -308,7 +319,8 @@ void osmp__algs_print(FILE *f)
         for (int sz = 0; sz < OSMP__NSIZES; sz++)
             if (table[i].sizes >> sz & 1) snprintf(sizes + strlen(sizes), sizeof(sizes) - strlen(sizes), "%s%s",
                                                    *sizes ? "," : "", size_names[sz]);
-        static const char *const shape_names[NSHAPE_BITS] = {"one", "flat<=16", "flat>16", "hier:plan", "hier:mst"};
+        static const char *const shape_names[NSHAPE_BITS] = {"one", "flat<=16", "flat>16", "hier:plan", "hier:mst",
+                                                                    "oversubscribed"};
         for (int s = 0; s < NSHAPE_BITS; s++) {
             const char *sn = shape_names[s];
             if (!(table[i].shapes >> s & 1) || (1u << s == HIER_MST && (table[i].shapes & HIER) == HIER)) continue;

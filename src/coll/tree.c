@@ -6,7 +6,15 @@
  * A message up to OSMP_INLINE_MAX bytes travels in the mailbox line itself;
  * larger ones go through the ring slots, one chunk per step, so the levels of
  * the tree work on different chunks at once. Chunk c of a phase is step
- * base + 1 + c and ring slot c % depth on every participant.
+ * base + 1 + c on every participant, and the ring slot after the last one the
+ * previous pass took: a rank that is done with a call may run ahead into the
+ * next ones while slow readers still read the earlier slots (the claims keep
+ * it from overwriting what they have not read), up to depth slots ahead.
+ * Oversubscribed teams send small messages through the ring of mini lines
+ * instead (mailbox.h): with one mailbox line, a root can broadcast again only
+ * once every reader has run (4 ranks on 2 cores, Open MPI, back to back:
+ * bcast of 8 B 6.5-9.2 us per call in the line, ... in the mini lines;
+ * bench/compare -n 4 --modes b2b).
  */
 #include "common/fault.h"
 #include "coll/tree.h"
@@ -224,15 +232,21 @@ int osmp__pass_init(struct osmp__pass *p, osmp__coll_t t, const struct osmp__arg
     p->esize = a->esize;
     p->count = a->count;
     p->inline_slot = a->count * a->esize <= OSMP_INLINE_MAX;
+    p->mini = p->inline_slot && t->oversubscribed;
     p->per_chunk = p->inline_slot ? a->count : t->mb.chunk / a->esize;
     p->nchunks = (a->count + p->per_chunk - 1) / p->per_chunk;
+    if (!p->inline_slot || p->mini) {
+        p->first_slot = t->pass_slots[p->mini];
+        t->pass_slots[p->mini] += p->nchunks;
+    }
     p->base = osmp__phase(t);
     return OSMP_OK;
 }
 
 static int slot_of(const struct osmp__pass *p, size_t c)
 {
-    return p->inline_slot ? OSMP__SLOT_INLINE : osmp__mb_ring(&p->t->mb, c);
+    if (p->mini) return OSMP__SLOT_MINI((int)((p->first_slot + c) % OSMP__MINI_SLOTS));
+    return p->inline_slot ? OSMP__SLOT_INLINE : osmp__mb_ring(&p->t->mb, p->first_slot + c);
 }
 
 /* Up step c: copy my chunk to where my subtree's result goes (my up slot, or the

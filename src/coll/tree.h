@@ -11,6 +11,8 @@ struct osmp__pass {
     uint64_t base;                           /* the phase */
     size_t esize, count, per_chunk, nchunks; /* elements */
     int inline_slot;                         /* the message fits the mailbox line */
+    int mini;                                /* ... and travels in a mini line (oversubscribed teams) */
+    uint64_t first_slot;                     /* chunk c goes through slot (first_slot + c) % ring size */
 };
 
 /* The tree of a->radix rooted at a->root, the chunking, and a new phase. */

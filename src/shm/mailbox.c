@@ -76,7 +76,9 @@ void osmp__mb_publish(struct osmp__mbox *m, int dir, uint64_t step)
 char *osmp__mb_claim(struct osmp__mbox *m, int dir, int slot, const int *consumers, int n, int signal_dir,
                      uint64_t signal_step)
 {
-    struct osmp__slot_rec *rec = &m->rec[dir][slot == OSMP__SLOT_INLINE ? m->depth : slot];
+    struct osmp__slot_rec *rec = slot >= 0                    ? &m->rec[dir][slot]
+                                 : slot == OSMP__SLOT_INLINE ? &m->rec[dir][m->depth]
+                                                             : &m->mini_rec[dir][OSMP__SLOT_MINI(0) - slot];
     for (int i = 0; rec->written && i < rec->nconsumers; i++)
         if (osmp__mb_wait(m, rec->consumers[i], rec->dir, rec->seq)) return NULL;
     rec->written = 1;

@@ -60,16 +60,24 @@ static inline uint32_t osmp__lost_word(int rank, int status)
     return r | (uint32_t)(-status & 0xff) << 24;
 }
 
+/* Lines for small messages of tree passes in oversubscribed teams (coll/tree.c),
+ * per direction: a root may run this many calls ahead of readers that wait
+ * for a core, where the mailbox line allows one. */
+#define OSMP__MINI_SLOTS 64
+
 struct osmp__region {
     struct osmp__chan chan[2];
     struct osmp__wake wake[2];
     struct osmp__shared shared; /* used in rank 0's region only */
+    char mini[2][OSMP__MINI_SLOTS][OSMP_CACHE_LINE];
 };
 
 enum { OSMP__UP = 0, OSMP__DOWN = 1 };
 
 #define OSMP__MAX_DEPTH 64
 #define OSMP__SLOT_INLINE (-1) /* the mailbox line's inline area instead of a ring slot */
+/* Mini line i (up to OSMP_INLINE_MAX bytes) instead of a ring slot. */
+#define OSMP__SLOT_MINI(i) (-2 - (i))
 
 /* Who must have consumed a slot before its owner writes it again. */
 struct osmp__slot_rec {
@@ -93,6 +101,7 @@ struct osmp__mbox {
     const unsigned char *local; /* local[r]: rank r lives in this process */
     int failed;                 /* OSMP_ERR_PEER_LOST once any wait gave up: the steps no longer agree */
     struct osmp__slot_rec rec[2][OSMP__MAX_DEPTH + 1]; /* [dir][slot], last = inline */
+    struct osmp__slot_rec mini_rec[2][OSMP__MINI_SLOTS];
 };
 
 /* Bytes of one region for these ring dimensions, rounded up to whole pages. */
@@ -108,10 +117,11 @@ static inline struct osmp__chan *osmp__mb_chan(const struct osmp__mbox *m, int r
     return &osmp__mb_region(m, rank)->chan[dir];
 }
 
-/* Data of `rank`'s mailbox dir in slot (a ring index, or OSMP__SLOT_INLINE). */
+/* Data of `rank`'s mailbox dir in slot (a ring index, OSMP__SLOT_INLINE or OSMP__SLOT_MINI(i)). */
 static inline char *osmp__mb_slot(const struct osmp__mbox *m, int rank, int dir, int slot)
 {
     if (slot == OSMP__SLOT_INLINE) return osmp__mb_chan(m, rank, dir)->inline_data;
+    if (slot < OSMP__SLOT_INLINE) return osmp__mb_region(m, rank)->mini[dir][OSMP__SLOT_MINI(0) - slot];
     return (char *)osmp__mb_region(m, rank) + sizeof(struct osmp__region) +
            ((size_t)dir * (size_t)m->depth + (size_t)slot) * m->chunk;
 }
@@ -142,7 +152,7 @@ int osmp__mb_fail(struct osmp__mbox *m, int rc);
  * fit the line) and the status it stands for; OSMP_OK and rank -1 if none. */
 int osmp__mb_failure(struct osmp__mbox *m, int *rank);
 
-/* Claim my slot (ring index or OSMP__SLOT_INLINE) of direction dir, waiting
+/* Claim my slot (as osmp__mb_slot names it) of direction dir, waiting
  * until the consumers of its previous content are done. The new content's
  * consumers will say they are done by publishing signal_step on their own
  * counter of direction signal_dir. NULL when a consumer was lost. */
