@@ -23,7 +23,7 @@ OSMP_BUILD_DIR=build-tsan scripts/setup.sh -DOSMP_WERROR=ON -DOSMP_TSAN=ON -DCMA
 # paths: creation, rendezvous, liveness, handle checks. TSan sees the threads of
 # one process; between processes there is nothing for it to see.
 (cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --output-on-failure -j"$(nproc)" \
-  -LE mpi -R "threads-8|mixed-2x3|wrap-threads|unit.badargs|unit.steps|procs-[23]$|kill-one-8|mismatch")
+  -LE mpi -R "threads-8|mixed-2x3|wrap-threads|unit.badargs|unit.steps|unit.runahead|procs-[23]$|kill-one-8|mismatch")
 
 if [ "${OSMP_FUZZ_SECONDS:-6}" != 0 ]; then
   stage "fuzzing"

@@ -1,0 +1,149 @@
+/*
+ * Paths that only show in who waits for whom, checked on two thread
+ * participants:
+ *   - oversubscribed (both pinned to one CPU): the team says so, its barrier is
+ *     the tree one, and small messages of the tree passes go through the ring
+ *     of mini lines, so a broadcast root (and a reduce leaf) finishes 64 calls
+ *     before its peer has made one; with the one mailbox line it would wait
+ *     for the peer at the second call;
+ *   - the direct allreduce alternates its line between the UP and DOWN
+ *     mailboxes and owes its "done reading" publication until the next call:
+ *     the counters and the owed step are checked after every call.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "coll/coll.h"
+#include "team/team.h"
+#include "test.h"
+
+#define CALLS OSMP__MINI_SLOTS
+
+static osmp_team_t world;
+static int cpu0; /* the first CPU this process may run on */
+static osmp_atomic32_t ahead_done[2];
+
+/* Wait (yielding) until *flag is set, for at most 10 s; 1 if it was set. */
+static int wait_flag(osmp_atomic32_t *flag)
+{
+    struct timespec nap = {0, 1000000};
+    for (int i = 0; i < 10000; i++) {
+        if (osmp__load32(flag)) return 1;
+        nanosleep(&nap, NULL);
+    }
+    return 0;
+}
+
+static void pin_to(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    CHECK_INT(pthread_setaffinity_np(pthread_self(), sizeof(set), &set), 0);
+}
+
+static void *oversubscribed_participant(void *arg)
+{
+    int index = (int)(intptr_t)arg;
+    pin_to(cpu0);
+    osmp_team_t team;
+    CHECK_INT(osmp_team_create_threads(world, 2, index, &team), OSMP_OK);
+    osmp__coll_t c = &team->impl->coll;
+    CHECK_INT(c->oversubscribed, 1);
+    CHECK_INT(c->mb.wait.spin, 0);
+    CHECK_STR(c->choice[OSMP_COLL_BARRIER][OSMP__SIZE_INLINE][0].alg->name, "flat");
+
+    /* Broadcast: the root makes every call before the reader makes one. */
+    if (index == 0) {
+        for (int64_t i = 0; i < CALLS; i++) CHECK_INT(osmp_bcast(team, &i, 1, OSMP_INT64, 0), OSMP_OK);
+        osmp__store32(&ahead_done[0], 1);
+    } else {
+        CHECK(wait_flag(&ahead_done[0])); /* else the root waited for me: lockstep */
+        for (int64_t i = 0; i < CALLS; i++) {
+            int64_t v = -1;
+            CHECK_INT(osmp_bcast(team, &v, 1, OSMP_INT64, 0), OSMP_OK);
+            CHECK_INT(v, i);
+        }
+    }
+    CHECK_INT(c->pass_slots[1], CALLS); /* one mini line per call, on both */
+
+    /* Reduce: the leaf makes every call before the root makes one. */
+    if (index == 1) {
+        for (int64_t i = 0; i < CALLS; i++) {
+            int64_t v = 1000 + i;
+            CHECK_INT(osmp_reduce(team, &v, NULL, 1, OSMP_INT64, OSMP_SUM, 0), OSMP_OK);
+        }
+        osmp__store32(&ahead_done[1], 1);
+    } else {
+        CHECK(wait_flag(&ahead_done[1]));
+        for (int64_t i = 0; i < CALLS; i++) {
+            int64_t v = i, sum = -1;
+            CHECK_INT(osmp_reduce(team, &v, &sum, 1, OSMP_INT64, OSMP_SUM, 0), OSMP_OK);
+            CHECK_INT(sum, 1000 + 2 * i);
+        }
+    }
+    CHECK_INT(osmp_barrier(team), OSMP_OK);
+    CHECK_INT(osmp_team_destroy(team), OSMP_OK);
+    return NULL;
+}
+
+static void test_oversubscribed_runs_ahead(void)
+{
+    pthread_t th[2];
+    for (intptr_t i = 0; i < 2; i++) pthread_create(&th[i], NULL, oversubscribed_participant, (void *)i);
+    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+}
+
+static void *direct_participant(void *arg)
+{
+    int index = (int)(intptr_t)arg;
+    osmp_team_t team;
+    CHECK_INT(osmp_team_create_threads(world, 2, index, &team), OSMP_OK);
+    osmp__coll_t c = &team->impl->coll;
+    CHECK_STR(c->choice[OSMP_COLL_ALLREDUCE][OSMP__SIZE_INLINE][0].alg->name, "direct");
+    struct osmp__chan *mine[2] = {osmp__mb_chan(&c->mb, index, OSMP__UP), osmp__mb_chan(&c->mb, index, OSMP__DOWN)};
+    for (int k = 0; k < 6; k++) {
+        int64_t v = index + k, sum = -1;
+        CHECK_INT(osmp_allreduce(team, &v, &sum, 1, OSMP_INT64, OSMP_SUM), OSMP_OK);
+        CHECK_INT(sum, 1 + 2 * k);
+        int d = k % 2; /* call k wrote line d and published its step there */
+        CHECK_INT(c->owed, 1);
+        CHECK_INT(c->owed_dir, 1 - d);
+        CHECK(osmp__load_acquire(&mine[d]->seq) == c->owed_step - 1);
+        CHECK_INT(memcmp(mine[d]->inline_data, &v, sizeof(v)), 0);
+        if (k == 2) { /* another collective first publishes what is owed (DOWN), */
+            uint64_t owed = c->owed_step;
+            CHECK_INT(osmp_barrier(team), OSMP_OK);
+            CHECK_INT(c->owed, 0);
+            if (strcmp(c->choice[OSMP_COLL_BARRIER][OSMP__SIZE_INLINE][0].alg->name, "direct") == 0)
+                CHECK(osmp__load_acquire(&mine[OSMP__DOWN]->seq) == owed); /* which the direct barrier does not use */
+            else
+                CHECK(osmp__load_acquire(&mine[OSMP__DOWN]->seq) - owed < OSMP__PHASE_STEPS);
+        }
+    }
+    CHECK_INT(osmp_team_destroy(team), OSMP_OK);
+    return NULL;
+}
+
+static void test_direct_allreduce_alternates(void)
+{
+    pthread_t th[2];
+    for (intptr_t i = 0; i < 2; i++) pthread_create(&th[i], NULL, direct_participant, (void *)i);
+    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+}
+
+int main(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+    while (cpu0 < CPU_SETSIZE && !CPU_ISSET(cpu0, &set)) cpu0++;
+    if (osmp_init(&world) != OSMP_OK) return 1;
+    RUN(test_oversubscribed_runs_ahead);
+    RUN(test_direct_allreduce_alternates);
+    CHECK_INT(osmp_finalize(), OSMP_OK);
+    return TEST_EXIT();
+}
