@@ -97,7 +97,8 @@ struct osmp__coll {
 
     uint64_t step;          /* first step of the next phase; the same on every participant */
     int oversubscribed;     /* more participants than CPUs to run on (team.c): waiters yield at once */
-    uint64_t pass_slots[2]; /* ring slots, mini lines the tree passes have taken so far (tree.c) */
+    /* Ring slots and mini lines taken so far (osmp__slots_take), the same on every participant. */
+    uint64_t pass_slots[2];
     /* A "done reading" publication this participant owes (osmp__owe): made at
      * the start of its next phase, unless that call's own publication implies it. */
     int owed, owed_dir;
@@ -151,6 +152,18 @@ static inline uint64_t osmp__phase(osmp__coll_t t)
     uint64_t base = t->step;
     t->step += OSMP__PHASE_STEPS;
     return base;
+}
+
+/* The first of k ring slots for this call: a call starts after the slots of
+ * the previous ones (modulo depth), so a participant done with one call may
+ * write the next while readers finish (the claims keep it from overwriting
+ * what they have not read). k must be the same on every participant (a count
+ * all of them know, or a constant). */
+static inline uint64_t osmp__slots_take(osmp__coll_t t, uint64_t k)
+{
+    uint64_t first = t->pass_slots[0];
+    t->pass_slots[0] += k;
+    return first;
 }
 
 /* The trace's reports (coll/trace.h): one branch each when tracing is off. */

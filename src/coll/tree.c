@@ -235,9 +235,11 @@ int osmp__pass_init(struct osmp__pass *p, osmp__coll_t t, const struct osmp__arg
     p->mini = p->inline_slot && t->oversubscribed;
     p->per_chunk = p->inline_slot ? a->count : t->mb.chunk / a->esize;
     p->nchunks = (a->count + p->per_chunk - 1) / p->per_chunk;
-    if (!p->inline_slot || p->mini) {
-        p->first_slot = t->pass_slots[p->mini];
-        t->pass_slots[p->mini] += p->nchunks;
+    if (p->mini) {
+        p->first_slot = t->pass_slots[1];
+        t->pass_slots[1] += p->nchunks;
+    } else if (!p->inline_slot) {
+        p->first_slot = osmp__slots_take(t, p->nchunks);
     }
     p->base = osmp__phase(t);
     return OSMP_OK;

@@ -14,7 +14,7 @@ int osmp__allgather_gather_bcast(osmp__coll_t t, const struct osmp__args *a);
 /*
  * Direct allgather protocol (the block fits the mailbox line, or one slot;
  * larger ones run gather_bcast):
- *   1. write my block into my up line (or my first up slot), publish up s;
+ *   1. write my block into my up line (or my next up slot: osmp__slots_take), publish up s;
  *   2. for every other rank r, wait for its up s and copy its block from its
  *      line (slot) to its place in my output; my own block goes there from my
  *      input;
@@ -25,7 +25,7 @@ int osmp__allgather_direct(osmp__coll_t t, const struct osmp__args *a)
     struct osmp__mbox *m = &t->mb;
     size_t B = a->count * a->esize;
     if (B > m->chunk) return osmp__allgather_gather_bcast(t, a);
-    int slot = B <= OSMP_INLINE_MAX ? OSMP__SLOT_INLINE : osmp__mb_ring(m, 0);
+    int slot = B <= OSMP_INLINE_MAX ? OSMP__SLOT_INLINE : osmp__mb_ring(m, osmp__slots_take(t, 1));
     uint64_t s = osmp__phase(t) + 1;
     char *line = osmp__mb_claim(m, OSMP__UP, slot, t->peers, t->size - 1, OSMP__DOWN, s);
     if (!line) return m->failed;

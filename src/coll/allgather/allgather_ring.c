@@ -24,7 +24,8 @@ int osmp__allgather_ring(osmp__coll_t t, const struct osmp__args *a);
  * empty block is a step with nothing to copy).
  *   1. copy my own block into my output, expose my output;
  *   per item, in order:
- *   2. pass on: slots: claim my down slot idx % depth (its previous content
+ *   2. pass on: slots: claim my down slot (first + idx) % depth, first moving on
+ *      by the items of every call (osmp__slots_take; its previous content
  *      consumed: the successor's up counter), copy the chunk into it; single
  *      copy: nothing to copy, the block is in my output already; then publish
  *      down base+1+idx;
@@ -58,7 +59,7 @@ int osmp__allgather_ring(osmp__coll_t t, const struct osmp__args *a)
     /* allgatherv: the step count comes from the largest block, which the size
      * check of osmp__run did not see (every rank refuses alike) */
     if (nch > (OSMP__PHASE_STEPS - 2) / (uint64_t)n) return OSMP_ERR_RANGE;
-    uint64_t base = osmp__phase(t);
+    uint64_t base = osmp__phase(t), first = osmp__slots_take(t, (uint64_t)(n - 1) * nch);
 
     size_t mine = osmp__count_of(a, me) * e;
     char *at = out + osmp__displ_of(a, me) * e;
@@ -81,7 +82,7 @@ int osmp__allgather_ring(osmp__coll_t t, const struct osmp__args *a)
             if (c == 0 || gslot) { /* 2 */
                 if (gslot) {
                     size_t len = gbytes - off < chunk ? gbytes - off : chunk;
-                    char *dst = osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, (uint64_t)k * nch + c), &succ, 1,
+                    char *dst = osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, first + (uint64_t)k * nch + c), &succ, 1,
                                                OSMP__UP, s);
                     if (!dst) return m->failed;
                     memcpy(dst, out + osmp__displ_of(a, give) * e + off, len);
@@ -100,7 +101,7 @@ int osmp__allgather_ring(osmp__coll_t t, const struct osmp__args *a)
                     osmp__trace_copy(t, pred, me, tbytes);
                 } else if (tslot) {
                     size_t len = tbytes - off < chunk ? tbytes - off : chunk;
-                    memcpy(dst, osmp__mb_slot(m, pred, OSMP__DOWN, osmp__mb_ring(m, (uint64_t)k * nch + c)), len);
+                    memcpy(dst, osmp__mb_slot(m, pred, OSMP__DOWN, osmp__mb_ring(m, first + (uint64_t)k * nch + c)), len);
                     osmp__trace_copy(t, pred, me, len);
                 }
                 osmp__mb_publish(m, OSMP__UP, s);

@@ -14,7 +14,10 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a);
  * displ_r of the root's output (gather: count and r * count; gatherv: the
  * root's counts and displs; every rank knows its own count). A pair copies the
  * block once (single copy) when it is large and single copy works, else
- * through the sender's slots. Slots, per chunk k (step base+1+k, slot k % depth):
+ * through the sender's slots. Slots, per chunk k (step base+1+k, slot
+ * (first+k) % depth; first moves on by one every call, so a sender may run a
+ * call ahead of the root instead of waiting for it to read the last one; a
+ * block that fits the mailbox line goes in the sender's up line instead):
  *   1. every sender puts chunk k of its block in its up slot, publishes up;
  *   2. the root copies chunk k of every block that has one into place, then
  *      publishes up (those slots are free again).
@@ -24,13 +27,20 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a);
  *   3. the root publishes down base+1, and the senders return once it has (it
  *      has read them).
  */
+/* A block that fits the mailbox line rides in it (one line transfer instead of
+ * the counter's and the slot's); both ends know the block's size. */
+static int slot_of(const struct osmp__mbox *m, size_t bytes, uint64_t k)
+{
+    return bytes <= OSMP_INLINE_MAX ? OSMP__SLOT_INLINE : osmp__mb_ring(m, k);
+}
+
 int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
 {
     struct osmp__mbox *m = &t->mb;
     int me = t->rank, root = a->root, rc = OSMP_OK;
     size_t e = a->esize, chunk = m->chunk;
     char *out = a->out;
-    uint64_t base = osmp__phase(t);
+    uint64_t base = osmp__phase(t), first = osmp__slots_take(t, 1);
     if (me != root) {
         size_t bytes = a->count * e;
         if (osmp__copy_once(t, bytes)) {
@@ -41,7 +51,7 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
         for (size_t k = 0; k * chunk < bytes; k++) { /* 1 */
             uint64_t s = base + 1 + k;
             size_t off = k * chunk, n = bytes - off < chunk ? bytes - off : chunk;
-            char *dst = osmp__mb_claim(m, OSMP__UP, osmp__mb_ring(m, k), &root, 1, OSMP__UP, s);
+            char *dst = osmp__mb_claim(m, OSMP__UP, slot_of(m, bytes, first + k), &root, 1, OSMP__UP, s);
             if (!dst) return m->failed;
             memcpy(dst, (const char *)a->in + off, n);
             osmp__trace_copy(t, me, me, n);
@@ -65,7 +75,7 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
             size_t bytes = osmp__count_of(a, r) * e, off = k * chunk;
             if (r == root || osmp__copy_once(t, bytes) || off >= bytes) continue;
             if (osmp__mb_wait(m, r, OSMP__UP, s)) return m->failed;
-            memcpy(out + osmp__displ_of(a, r) * e + off, osmp__mb_slot(m, r, OSMP__UP, osmp__mb_ring(m, k)),
+            memcpy(out + osmp__displ_of(a, r) * e + off, osmp__mb_slot(m, r, OSMP__UP, slot_of(m, bytes, first + k)),
                    bytes - off < chunk ? bytes - off : chunk);
             osmp__trace_copy(t, r, me, bytes - off < chunk ? bytes - off : chunk);
         }

@@ -8,9 +8,15 @@
  * displ_r of the root's input (scatter: count and r * count; scatterv: the
  * root's counts and displs; every rank knows its own count).
  * Slots, per chunk c and rank r (step base+1+c*n+r, the root's ring slot
- * (c*n+r) % depth: both sides know it without knowing the other counts):
+ * (first+c*n+r) % depth: both sides know it without knowing the other counts;
+ * first moves on by n every call, so the root may run a call ahead of a slow
+ * reader instead of waiting for it to empty the previous call's slot):
  *   1. the root puts chunk c of block r in its down slot and publishes;
  *   2. rank r copies it out and publishes (the slot is free again).
+ * Blocks of scatter (not scatterv, where a receiver knows only its own count)
+ * that fit the root's mailbox line together, in rank order without the root's:
+ *   1. the root writes them all into its down line and publishes step base+1;
+ *   2. each rank copies its block from there and publishes base+1.
  * Single copy (scatter only: a scatterv receiver does not know where its block
  * lies in the root's buffer):
  *   1. the root exposes its buffer and publishes;
@@ -45,7 +51,26 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
         osmp__mb_publish(m, OSMP__DOWN, s);
         return rc;
     }
-    size_t most = a->count * e; /* the largest block: the root knows them all, a receiver only its own */
+    uint64_t first = osmp__slots_take(t, (uint64_t)n);
+    size_t B = a->count * e;
+    if (!a->vector && B && (size_t)(n - 1) * B <= OSMP_INLINE_MAX) {
+        uint64_t s = base + 1;
+        if (me == root) {
+            char *line = osmp__mb_claim(m, OSMP__DOWN, OSMP__SLOT_INLINE, t->peers, n - 1, OSMP__DOWN, s);
+            if (!line) return m->failed;
+            for (int r = 0, at = 0; r < n; r++)
+                if (r != root) memcpy(line + (size_t)at++ * B, in + (size_t)r * B, B); /* 1 */
+            osmp__trace_copy(t, me, me, (size_t)(n - 1) * B);
+            osmp__mb_publish(m, OSMP__DOWN, s);
+            return OSMP_OK;
+        }
+        if (osmp__mb_wait(m, root, OSMP__DOWN, s)) return m->failed; /* 2 */
+        memcpy(a->out, osmp__mb_slot(m, root, OSMP__DOWN, OSMP__SLOT_INLINE) + (size_t)(me < root ? me : me - 1) * B, B);
+        osmp__trace_copy(t, root, me, B);
+        osmp__mb_publish(m, OSMP__DOWN, s);
+        return OSMP_OK;
+    }
+    size_t most = B; /* the largest block: the root knows them all, a receiver only its own */
     for (int r = 0; me == root && r < n; r++)
         if (r != root && osmp__count_of(a, r) * e > most) most = osmp__count_of(a, r) * e;
     for (size_t c = 0; c * chunk < most; c++) {
@@ -53,7 +78,7 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
             size_t bytes = (me == root ? osmp__count_of(a, r) : a->count) * e, off = c * chunk;
             if (r == root || (me != root && me != r) || off >= bytes) continue;
             uint64_t s = base + 1 + c * (uint64_t)n + (uint64_t)r;
-            int slot = osmp__mb_ring(m, c * (uint64_t)n + (uint64_t)r);
+            int slot = osmp__mb_ring(m, first + c * (uint64_t)n + (uint64_t)r);
             size_t len = bytes - off < chunk ? bytes - off : chunk;
             if (me == root) { /* 1 */
                 char *dst = osmp__mb_claim(m, OSMP__DOWN, slot, &r, 1, OSMP__DOWN, s);
