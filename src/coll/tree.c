@@ -3,18 +3,22 @@
  * the steps of the pipelined passes up and down the trees that the tree
  * algorithms of broadcast, reduce and allreduce are made of.
  *
- * A message up to OSMP_INLINE_MAX bytes travels in the mailbox line itself;
- * larger ones go through the ring slots, one chunk per step, so the levels of
- * the tree work on different chunks at once. Chunk c of a phase is step
- * base + 1 + c on every participant, and the ring slot after the last one the
- * previous pass took: a rank that is done with a call may run ahead into the
+ * A message up to OSMP_INLINE_MAX bytes travels in the next mini line of the
+ * sender (mailbox.h), which carries its own step counter: one line transfer
+ * per hop, as in the mailbox line, but a root (a reduce leaf) may send up to
+ * OSMP__MINI_SLOTS calls ahead of its readers instead of waiting for them at
+ * every call. Larger messages go through the ring slots, one chunk per step,
+ * so the levels of the tree work on different chunks at once. Chunk c of a
+ * phase is step base + 1 + c on every participant, and the ring slot after the
+ * last one the previous pass took: a rank done with a call may run into the
  * next ones while slow readers still read the earlier slots (the claims keep
  * it from overwriting what they have not read), up to depth slots ahead.
- * Oversubscribed teams send small messages through the ring of mini lines
- * instead (mailbox.h): with one mailbox line, a root can broadcast again only
- * once every reader has run (4 ranks on 2 cores, Open MPI, back to back:
- * bcast of 8 B 6.5-9.2 us per call in the line, ... in the mini lines;
- * bench/compare -n 4 --modes b2b).
+ * With a mini line the data is published on the line, and a rank that read
+ * its children's or its parent's lines says so on its mailbox counter; with a
+ * slot one publication on the mailbox says both.
+ * (4 ranks on 2 cores, Open MPI, back to back: bcast of 8 B took 6.5-9.2 us
+ * per call in the one mailbox line, 0.1-0.4 us in the mini lines; bench/compare
+ * -n 4 --modes b2b.)
  */
 #include "common/fault.h"
 #include "coll/tree.h"
@@ -231,14 +235,13 @@ int osmp__pass_init(struct osmp__pass *p, osmp__coll_t t, const struct osmp__arg
     if (!p->tree) return OSMP_ERR_NO_MEMORY;
     p->esize = a->esize;
     p->count = a->count;
-    p->inline_slot = a->count * a->esize <= OSMP_INLINE_MAX;
-    p->mini = p->inline_slot && t->oversubscribed;
-    p->per_chunk = p->inline_slot ? a->count : t->mb.chunk / a->esize;
+    p->mini = a->count * a->esize <= OSMP_INLINE_MAX;
+    p->per_chunk = p->mini ? a->count : t->mb.chunk / a->esize;
     p->nchunks = (a->count + p->per_chunk - 1) / p->per_chunk;
     if (p->mini) {
         p->first_slot = t->pass_slots[1];
         t->pass_slots[1] += p->nchunks;
-    } else if (!p->inline_slot) {
+    } else {
         p->first_slot = osmp__slots_take(t, p->nchunks);
     }
     p->base = osmp__phase(t);
@@ -248,7 +251,7 @@ int osmp__pass_init(struct osmp__pass *p, osmp__coll_t t, const struct osmp__arg
 static int slot_of(const struct osmp__pass *p, size_t c)
 {
     if (p->mini) return OSMP__SLOT_MINI((int)((p->first_slot + c) % OSMP__MINI_SLOTS));
-    return p->inline_slot ? OSMP__SLOT_INLINE : osmp__mb_ring(&p->t->mb, p->first_slot + c);
+    return osmp__mb_ring(&p->t->mb, p->first_slot + c);
 }
 
 /* Up step c: copy my chunk to where my subtree's result goes (my up slot, or the
@@ -260,8 +263,8 @@ int osmp__pass_up(const struct osmp__pass *p, size_t c, const char *in, char *ou
     struct osmp__mbox *m = &p->t->mb;
     uint64_t s = p->base + 1 + c;
     size_t off = c * p->per_chunk, n = p->count - off < p->per_chunk ? p->count - off : p->per_chunk;
-    char *dst = p->tree->parent < 0 ? out + off * p->esize
-                                    : osmp__mb_claim(m, OSMP__UP, slot_of(p, c), &p->tree->parent, 1, OSMP__UP, s);
+    int slot = slot_of(p, c), parent = p->tree->parent;
+    char *dst = parent < 0 ? out + off * p->esize : osmp__mb_claim(m, OSMP__UP, slot, &parent, 1, OSMP__UP, s);
     if (!dst) return m->failed;
     osmp__coll_t t = p->t;
     if (dst != in + off * p->esize) {
@@ -269,12 +272,17 @@ int osmp__pass_up(const struct osmp__pass *p, size_t c, const char *in, char *ou
         osmp__trace_copy(t, t->rank, t->rank, n * p->esize);
     }
     for (int i = 0; i < p->tree->nchildren; i++) {
-        if (osmp__mb_wait(m, p->tree->children[i], OSMP__UP, s)) return m->failed;
-        fn(dst, osmp__mb_slot(m, p->tree->children[i], OSMP__UP, slot_of(p, c)), n);
+        if (osmp__mb_wait_slot(m, p->tree->children[i], OSMP__UP, slot, s)) return m->failed;
+        fn(dst, osmp__mb_slot(m, p->tree->children[i], OSMP__UP, slot), n);
         osmp__trace_copy(t, p->tree->children[i], t->rank, n * p->esize); /* read into my result */
     }
     if (p->tree->nchildren) osmp__trace_reduce(t, (size_t)(p->tree->nchildren + 1) * n * p->esize);
-    osmp__mb_publish(m, OSMP__UP, s);
+    if (!p->mini) {
+        osmp__mb_publish(m, OSMP__UP, s); /* my chunk is ready, my children's slots are free */
+        return OSMP_OK;
+    }
+    if (parent >= 0) osmp__mb_publish_slot(m, OSMP__UP, slot, s);
+    if (p->tree->nchildren) osmp__mb_publish(m, OSMP__UP, s);
     return OSMP_OK;
 }
 
@@ -287,18 +295,19 @@ int osmp__pass_down(const struct osmp__pass *p, size_t c, char *buf)
     uint64_t s = p->base + 1 + c;
     size_t off = c * p->per_chunk, n = p->count - off < p->per_chunk ? p->count - off : p->per_chunk;
     char *mine = buf + off * p->esize;
-    if (p->tree->parent >= 0) {
-        if (osmp__mb_wait(m, p->tree->parent, OSMP__DOWN, s)) return m->failed;
-        memcpy(mine, osmp__mb_slot(m, p->tree->parent, OSMP__DOWN, slot_of(p, c)), n * p->esize);
-        osmp__trace_copy(p->t, p->tree->parent, p->t->rank, n * p->esize);
+    int slot = slot_of(p, c), parent = p->tree->parent;
+    if (parent >= 0) {
+        if (osmp__mb_wait_slot(m, parent, OSMP__DOWN, slot, s)) return m->failed;
+        memcpy(mine, osmp__mb_slot(m, parent, OSMP__DOWN, slot), n * p->esize);
+        osmp__trace_copy(p->t, parent, p->t->rank, n * p->esize);
     }
     if (p->tree->nchildren) {
-        char *dst =
-            osmp__mb_claim(m, OSMP__DOWN, slot_of(p, c), p->tree->children, p->tree->nchildren, OSMP__DOWN, s);
+        char *dst = osmp__mb_claim(m, OSMP__DOWN, slot, p->tree->children, p->tree->nchildren, OSMP__DOWN, s);
         if (!dst) return m->failed;
         memcpy(dst, mine, n * p->esize);
         osmp__trace_copy(p->t, p->t->rank, p->t->rank, n * p->esize);
+        if (p->mini) osmp__mb_publish_slot(m, OSMP__DOWN, slot, s);
     }
-    osmp__mb_publish(m, OSMP__DOWN, s);
+    if (!p->mini || parent >= 0) osmp__mb_publish(m, OSMP__DOWN, s); /* (also) my parent's line is free */
     return OSMP_OK;
 }

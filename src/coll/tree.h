@@ -10,8 +10,7 @@ struct osmp__pass {
     const struct osmp__tree *tree;
     uint64_t base;                           /* the phase */
     size_t esize, count, per_chunk, nchunks; /* elements */
-    int inline_slot;                         /* the message fits the mailbox line */
-    int mini;                                /* ... and travels in a mini line (oversubscribed teams) */
+    int mini;                                /* the message fits and travels in a mini line */
     uint64_t first_slot;                     /* chunk c goes through slot (first_slot + c) % ring size */
 };
 

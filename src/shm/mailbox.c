@@ -18,6 +18,9 @@ void osmp__mb_init_mine(struct osmp__mbox *m, uint64_t step)
     struct osmp__region *my = osmp__mb_region(m, m->rank);
     memset(my, 0, m->region_size);
     my->chan[OSMP__UP].seq = my->chan[OSMP__DOWN].seq = step;
+    for (int d = 0; d < 2; d++)
+        for (int i = 0; i < OSMP__MINI_SLOTS; i++) my->mini[d][i].seq = step;
+    for (int i = 0; m->seen && i < 2 * m->size; i++) m->seen[i] = step;
 }
 
 /* Asked while sleeping on `rank`: has anyone given up on the team, or has
@@ -42,13 +45,32 @@ static int peer_check(void *ctx)
     return OSMP_ERR_PEER_LOST;
 }
 
-int osmp__mb_wait(struct osmp__mbox *m, int rank, int dir, uint64_t step)
+static int wait_on(struct osmp__mbox *m, int rank, int dir, osmp_atomic64_t *ctr, uint64_t step)
 {
-    struct osmp__region *r = osmp__mb_region(m, rank);
     struct peer_wait w = {m, rank, 0};
-    int rc = osmp__wait_reached(&r->chan[dir].seq, &r->wake[dir].waiters, step, &m->wait, peer_check, &w);
+    int rc = osmp__wait_reached(ctr, &osmp__mb_region(m, rank)->wake[dir].waiters, step, &m->wait, peer_check, &w);
     if (rc) m->failed = rc;
     return rc;
+}
+
+int osmp__mb_wait(struct osmp__mbox *m, int rank, int dir, uint64_t step)
+{
+    return wait_on(m, rank, dir, &osmp__mb_chan(m, rank, dir)->seq, step);
+}
+
+/* A sleeper on a mini line counts itself on its direction's wake line, as one
+ * on the mailbox: the owner's publication of either checks the same counter. */
+int osmp__mb_wait_slot(struct osmp__mbox *m, int rank, int dir, int slot, uint64_t step)
+{
+    if (!OSMP__IS_MINI(slot)) return osmp__mb_wait(m, rank, dir, step);
+    return wait_on(m, rank, dir, &osmp__mb_region(m, rank)->mini[dir][OSMP__SLOT_MINI(0) - slot].seq, step);
+}
+
+void osmp__mb_publish_slot(struct osmp__mbox *m, int dir, int slot, uint64_t step)
+{
+    if (!OSMP__IS_MINI(slot)) return osmp__mb_publish(m, dir, step);
+    struct osmp__region *r = osmp__mb_region(m, m->rank);
+    osmp__publish(&r->mini[dir][OSMP__SLOT_MINI(0) - slot].seq, &r->wake[dir].waiters, step);
 }
 
 int osmp__mb_fail(struct osmp__mbox *m, int rc)
@@ -79,8 +101,13 @@ char *osmp__mb_claim(struct osmp__mbox *m, int dir, int slot, const int *consume
     struct osmp__slot_rec *rec = slot >= 0                    ? &m->rec[dir][slot]
                                  : slot == OSMP__SLOT_INLINE ? &m->rec[dir][m->depth]
                                                              : &m->mini_rec[dir][OSMP__SLOT_MINI(0) - slot];
-    for (int i = 0; rec->written && i < rec->nconsumers; i++)
-        if (osmp__mb_wait(m, rec->consumers[i], rec->dir, rec->seq)) return NULL;
+    for (int i = 0; rec->written && i < rec->nconsumers; i++) {
+        int c = rec->consumers[i];
+        uint64_t *seen = &m->seen[(size_t)rec->dir * (size_t)m->size + (size_t)c];
+        if (osmp__seq_reached(*seen, rec->seq)) continue;
+        if (osmp__mb_wait(m, c, rec->dir, rec->seq)) return NULL;
+        *seen = osmp__load_acquire(&osmp__mb_chan(m, c, rec->dir)->seq); /* at least rec->seq */
+    }
     rec->written = 1;
     rec->seq = signal_step;
     rec->dir = signal_dir;

@@ -60,24 +60,34 @@ static inline uint32_t osmp__lost_word(int rank, int status)
     return r | (uint32_t)(-status & 0xff) << 24;
 }
 
-/* Lines for small messages of tree passes in oversubscribed teams (coll/tree.c),
- * per direction: a root may run this many calls ahead of readers that wait
- * for a core, where the mailbox line allows one. */
+/* Mini lines: a ring per direction for the small messages of tree passes
+ * (coll/tree.c). Each line has its own step counter beside the data, so a
+ * reader takes one line transfer per message, as with the mailbox line, while
+ * the owner may write this many messages before the first one is read (an
+ * MPI library's eager sends let a root run ahead the same way). */
 #define OSMP__MINI_SLOTS 64
+
+struct osmp__mini {
+    osmp_atomic64_t seq; /* the step whose message data holds */
+    char data[OSMP_CACHE_LINE - 8];
+} __attribute__((aligned(OSMP_CACHE_LINE)));
+_Static_assert(sizeof(struct osmp__mini) == OSMP_CACHE_LINE && OSMP_CACHE_LINE - 8 >= OSMP_INLINE_MAX,
+               "one line per mini message, as large as the inline data");
 
 struct osmp__region {
     struct osmp__chan chan[2];
     struct osmp__wake wake[2];
     struct osmp__shared shared; /* used in rank 0's region only */
-    char mini[2][OSMP__MINI_SLOTS][OSMP_CACHE_LINE];
+    struct osmp__mini mini[2][OSMP__MINI_SLOTS];
 };
 
 enum { OSMP__UP = 0, OSMP__DOWN = 1 };
 
 #define OSMP__MAX_DEPTH 64
 #define OSMP__SLOT_INLINE (-1) /* the mailbox line's inline area instead of a ring slot */
-/* Mini line i (up to OSMP_INLINE_MAX bytes) instead of a ring slot. */
+/* Mini line i (up to OSMP_INLINE_MAX bytes, its own counter) instead of a ring slot. */
 #define OSMP__SLOT_MINI(i) (-2 - (i))
+#define OSMP__IS_MINI(slot) ((slot) < OSMP__SLOT_INLINE)
 
 /* Who must have consumed a slot before its owner writes it again. */
 struct osmp__slot_rec {
@@ -102,6 +112,10 @@ struct osmp__mbox {
     int failed;                 /* OSMP_ERR_PEER_LOST once any wait gave up: the steps no longer agree */
     struct osmp__slot_rec rec[2][OSMP__MAX_DEPTH + 1]; /* [dir][slot], last = inline */
     struct osmp__slot_rec mini_rec[2][OSMP__MINI_SLOTS];
+    /* [dir * size + rank]: a value rank's counter of dir is known to have
+     * reached, so that a claim whose consumers are known to be done loads no
+     * line of theirs (counters only grow). */
+    uint64_t *seen;
 };
 
 /* Bytes of one region for these ring dimensions, rounded up to whole pages. */
@@ -121,7 +135,7 @@ static inline struct osmp__chan *osmp__mb_chan(const struct osmp__mbox *m, int r
 static inline char *osmp__mb_slot(const struct osmp__mbox *m, int rank, int dir, int slot)
 {
     if (slot == OSMP__SLOT_INLINE) return osmp__mb_chan(m, rank, dir)->inline_data;
-    if (slot < OSMP__SLOT_INLINE) return osmp__mb_region(m, rank)->mini[dir][OSMP__SLOT_MINI(0) - slot];
+    if (OSMP__IS_MINI(slot)) return osmp__mb_region(m, rank)->mini[dir][OSMP__SLOT_MINI(0) - slot].data;
     return (char *)osmp__mb_region(m, rank) + sizeof(struct osmp__region) +
            ((size_t)dir * (size_t)m->depth + (size_t)slot) * m->chunk;
 }
@@ -141,6 +155,9 @@ void osmp__mb_init_mine(struct osmp__mbox *m, uint64_t step);
  * then set. */
 int osmp__mb_wait(struct osmp__mbox *m, int rank, int dir, uint64_t step);
 void osmp__mb_publish(struct osmp__mbox *m, int dir, uint64_t step);
+/* The same for a message in `slot`: a mini line's own counter, else the mailbox's. */
+int osmp__mb_wait_slot(struct osmp__mbox *m, int rank, int dir, int slot, uint64_t step);
+void osmp__mb_publish_slot(struct osmp__mbox *m, int dir, int slot, uint64_t step);
 /* A local failure inside a collective (no memory, a failed single copy): this
  * participant will not take the steps the others wait for, so it gives up on
  * the team for everyone, through the team's "lost" line (naming itself), before

@@ -8,7 +8,8 @@
  *     for the peer at the second call;
  *   - the direct allreduce alternates its line between the UP and DOWN
  *     mailboxes and owes its "done reading" publication until the next call:
- *     the counters and the owed step are checked after every call.
+ *     the counters and the owed step are checked after every call;
+ *   - a small broadcast travels in the root's next mini line (data and step).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -125,6 +126,15 @@ static void *direct_participant(void *arg)
                 CHECK(osmp__load_acquire(&mine[OSMP__DOWN]->seq) - owed < OSMP__PHASE_STEPS);
         }
     }
+    /* A small broadcast rides in the root's next mini line, with the data. */
+    int64_t b = index == 0 ? 4242 : -1;
+    uint64_t before = c->pass_slots[1];
+    CHECK_INT(osmp_bcast(team, &b, 1, OSMP_INT64, 0), OSMP_OK);
+    CHECK_INT(b, 4242);
+    CHECK(c->pass_slots[1] == before + 1);
+    const struct osmp__mini *line = &osmp__mb_region(&c->mb, 0)->mini[OSMP__DOWN][before % OSMP__MINI_SLOTS];
+    CHECK_INT(memcmp(line->data, &b, sizeof(b)), 0);
+    CHECK(osmp__load_acquire((osmp_atomic64_t *)&line->seq) == c->step - OSMP__PHASE_STEPS + 1);
     CHECK_INT(osmp_team_destroy(team), OSMP_OK);
     return NULL;
 }
