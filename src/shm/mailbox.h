@@ -11,6 +11,8 @@
  *     when they sleep, so the mailbox line keeps a single writer;
  *   - rank 0's region only: the team's "lost" line (everyone may write it, once,
  *     when a participant is lost);
+ *   - per direction, a ring of OSMP__MINI_SLOTS mini lines, each a step counter
+ *     and up to OSMP_INLINE_MAX bytes, for small messages that may run ahead;
  *   - then, per direction, a ring of `depth` slots of `chunk` bytes.
  *
  * Steps and slots. A collective asks the team for a phase (coll.h: a window of
