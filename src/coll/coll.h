@@ -166,6 +166,19 @@ static inline uint64_t osmp__slots_take(osmp__coll_t t, uint64_t k)
     return first;
 }
 
+/* The same for the mini lines (shm/mailbox.h): the first of k, as a slot name
+ * is made from it with osmp__mini_slot. */
+static inline uint64_t osmp__minis_take(osmp__coll_t t, uint64_t k)
+{
+    uint64_t first = t->pass_slots[1];
+    t->pass_slots[1] += k;
+    return first;
+}
+static inline int osmp__mini_slot(uint64_t i)
+{
+    return OSMP__SLOT_MINI((int)(i % OSMP__MINI_SLOTS));
+}
+
 /* The trace's reports (coll/trace.h): one branch each when tracing is off. */
 static inline void osmp__trace_copy(osmp__coll_t t, int src, int dst, size_t bytes)
 {

@@ -238,19 +238,14 @@ int osmp__pass_init(struct osmp__pass *p, osmp__coll_t t, const struct osmp__arg
     p->mini = a->count * a->esize <= OSMP_INLINE_MAX;
     p->per_chunk = p->mini ? a->count : t->mb.chunk / a->esize;
     p->nchunks = (a->count + p->per_chunk - 1) / p->per_chunk;
-    if (p->mini) {
-        p->first_slot = t->pass_slots[1];
-        t->pass_slots[1] += p->nchunks;
-    } else {
-        p->first_slot = osmp__slots_take(t, p->nchunks);
-    }
+    p->first_slot = p->mini ? osmp__minis_take(t, p->nchunks) : osmp__slots_take(t, p->nchunks);
     p->base = osmp__phase(t);
     return OSMP_OK;
 }
 
 static int slot_of(const struct osmp__pass *p, size_t c)
 {
-    if (p->mini) return OSMP__SLOT_MINI((int)((p->first_slot + c) % OSMP__MINI_SLOTS));
+    if (p->mini) return osmp__mini_slot(p->first_slot + c);
     return osmp__mb_ring(&p->t->mb, p->first_slot + c);
 }
 

@@ -17,7 +17,7 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a);
  * through the sender's slots. Slots, per chunk k (step base+1+k, slot
  * (first+k) % depth; first moves on by one every call, so a sender may run a
  * call ahead of the root instead of waiting for it to read the last one; a
- * block that fits the mailbox line goes in the sender's up line instead):
+ * block that fits a mini line goes in the sender's next one instead):
  *   1. every sender puts chunk k of its block in its up slot, publishes up;
  *   2. the root copies chunk k of every block that has one into place, then
  *      publishes up (those slots are free again).
@@ -27,11 +27,12 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a);
  *   3. the root publishes down base+1, and the senders return once it has (it
  *      has read them).
  */
-/* A block that fits the mailbox line rides in it (one line transfer instead of
- * the counter's and the slot's); both ends know the block's size. */
-static int slot_of(const struct osmp__mbox *m, size_t bytes, uint64_t k)
+/* A block that fits a mini line rides in the sender's next one (one line
+ * transfer, and the sender may run ahead of the root); both ends know the
+ * block's size. */
+static int slot_of(const struct osmp__mbox *m, size_t bytes, uint64_t mini, uint64_t k)
 {
-    return bytes <= OSMP_INLINE_MAX ? OSMP__SLOT_INLINE : osmp__mb_ring(m, k);
+    return bytes <= OSMP_INLINE_MAX ? osmp__mini_slot(mini) : osmp__mb_ring(m, k);
 }
 
 int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
@@ -40,7 +41,7 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
     int me = t->rank, root = a->root, rc = OSMP_OK;
     size_t e = a->esize, chunk = m->chunk;
     char *out = a->out;
-    uint64_t base = osmp__phase(t), first = osmp__slots_take(t, 1);
+    uint64_t base = osmp__phase(t), first = osmp__slots_take(t, 1), mini = osmp__minis_take(t, 1);
     if (me != root) {
         size_t bytes = a->count * e;
         if (osmp__copy_once(t, bytes)) {
@@ -51,11 +52,12 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
         for (size_t k = 0; k * chunk < bytes; k++) { /* 1 */
             uint64_t s = base + 1 + k;
             size_t off = k * chunk, n = bytes - off < chunk ? bytes - off : chunk;
-            char *dst = osmp__mb_claim(m, OSMP__UP, slot_of(m, bytes, first + k), &root, 1, OSMP__UP, s);
+            int slot = slot_of(m, bytes, mini, first + k);
+            char *dst = osmp__mb_claim(m, OSMP__UP, slot, &root, 1, OSMP__UP, s);
             if (!dst) return m->failed;
             memcpy(dst, (const char *)a->in + off, n);
             osmp__trace_copy(t, me, me, n);
-            osmp__mb_publish(m, OSMP__UP, s);
+            osmp__mb_publish_slot(m, OSMP__UP, slot, s);
         }
         return OSMP_OK;
     }
@@ -74,8 +76,9 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
         for (int r = 0; r < t->size; r++) {
             size_t bytes = osmp__count_of(a, r) * e, off = k * chunk;
             if (r == root || osmp__copy_once(t, bytes) || off >= bytes) continue;
-            if (osmp__mb_wait(m, r, OSMP__UP, s)) return m->failed;
-            memcpy(out + osmp__displ_of(a, r) * e + off, osmp__mb_slot(m, r, OSMP__UP, slot_of(m, bytes, first + k)),
+            int slot = slot_of(m, bytes, mini, first + k);
+            if (osmp__mb_wait_slot(m, r, OSMP__UP, slot, s)) return m->failed;
+            memcpy(out + osmp__displ_of(a, r) * e + off, osmp__mb_slot(m, r, OSMP__UP, slot),
                    bytes - off < chunk ? bytes - off : chunk);
             osmp__trace_copy(t, r, me, bytes - off < chunk ? bytes - off : chunk);
         }

@@ -14,9 +14,10 @@
  *   1. the root puts chunk c of block r in its down slot and publishes;
  *   2. rank r copies it out and publishes (the slot is free again).
  * Blocks of scatter (not scatterv, where a receiver knows only its own count)
- * that fit the root's mailbox line together, in rank order without the root's:
- *   1. the root writes them all into its down line and publishes step base+1;
- *   2. each rank copies its block from there and publishes base+1.
+ * that fit a mini line: rank r's goes in the root's mini line mini + r
+ * (first moving on by n every call), so the root may run ahead of slow readers:
+ *   1. the root writes each block into its line and publishes base+1 there;
+ *   2. each rank copies its block from its line and publishes base+1.
  * Single copy (scatter only: a scatterv receiver does not know where its block
  * lies in the root's buffer):
  *   1. the root exposes its buffer and publishes;
@@ -53,19 +54,24 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
     }
     uint64_t first = osmp__slots_take(t, (uint64_t)n);
     size_t B = a->count * e;
-    if (!a->vector && B && (size_t)(n - 1) * B <= OSMP_INLINE_MAX) {
-        uint64_t s = base + 1;
+    if (!a->vector && B <= OSMP_INLINE_MAX) {
+        uint64_t s = base + 1, mini = osmp__minis_take(t, (uint64_t)n);
+        if (!B) return OSMP_OK;
         if (me == root) {
-            char *line = osmp__mb_claim(m, OSMP__DOWN, OSMP__SLOT_INLINE, t->peers, n - 1, OSMP__DOWN, s);
-            if (!line) return m->failed;
-            for (int r = 0, at = 0; r < n; r++)
-                if (r != root) memcpy(line + (size_t)at++ * B, in + (size_t)r * B, B); /* 1 */
-            osmp__trace_copy(t, me, me, (size_t)(n - 1) * B);
-            osmp__mb_publish(m, OSMP__DOWN, s);
+            for (int r = 0; r < n; r++) { /* 1 */
+                if (r == root) continue;
+                int slot = osmp__mini_slot(mini + (uint64_t)r);
+                char *line = osmp__mb_claim(m, OSMP__DOWN, slot, &r, 1, OSMP__DOWN, s);
+                if (!line) return m->failed;
+                memcpy(line, in + (size_t)r * B, B);
+                osmp__trace_copy(t, me, me, B);
+                osmp__mb_publish_slot(m, OSMP__DOWN, slot, s);
+            }
             return OSMP_OK;
         }
-        if (osmp__mb_wait(m, root, OSMP__DOWN, s)) return m->failed; /* 2 */
-        memcpy(a->out, osmp__mb_slot(m, root, OSMP__DOWN, OSMP__SLOT_INLINE) + (size_t)(me < root ? me : me - 1) * B, B);
+        int slot = osmp__mini_slot(mini + (uint64_t)me);
+        if (osmp__mb_wait_slot(m, root, OSMP__DOWN, slot, s)) return m->failed; /* 2 */
+        memcpy(a->out, osmp__mb_slot(m, root, OSMP__DOWN, slot), B);
         osmp__trace_copy(t, root, me, B);
         osmp__mb_publish(m, OSMP__DOWN, s);
         return OSMP_OK;
