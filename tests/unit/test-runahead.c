@@ -1,11 +1,11 @@
 /*
  * Paths that only show in who waits for whom, checked on two thread
  * participants:
- *   - oversubscribed (both pinned to one CPU): the team says so, its barrier is
- *     the tree one, and small messages of the tree passes go through the ring
- *     of mini lines, so a broadcast root (and a reduce leaf) finishes 64 calls
- *     before its peer has made one; with the one mailbox line it would wait
- *     for the peer at the second call;
+ *   - oversubscribed (both pinned to one CPU): the team says so, waits without
+ *     spinning, its barrier is the tree one, and a broadcast root (a reduce
+ *     leaf) finishes 64 small calls before its peer has made one, through the
+ *     ring of mini lines; with one mailbox line it would wait for the peer at
+ *     the second call;
  *   - the direct allreduce alternates its line between the UP and DOWN
  *     mailboxes and owes its "done reading" publication until the next call:
  *     the counters and the owed step are checked after every call;
@@ -92,11 +92,17 @@ static void *oversubscribed_participant(void *arg)
     return NULL;
 }
 
-static void test_oversubscribed_runs_ahead(void)
+/* Two thread participants, index 0 and 1, each running fn. */
+static void run_pair(void *(*fn)(void *))
 {
     pthread_t th[2];
-    for (intptr_t i = 0; i < 2; i++) pthread_create(&th[i], NULL, oversubscribed_participant, (void *)i);
+    for (intptr_t i = 0; i < 2; i++) pthread_create(&th[i], NULL, fn, (void *)i);
     for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+}
+
+static void test_oversubscribed_runs_ahead(void)
+{
+    run_pair(oversubscribed_participant);
 }
 
 static void *direct_participant(void *arg)
@@ -141,9 +147,7 @@ static void *direct_participant(void *arg)
 
 static void test_direct_allreduce_alternates(void)
 {
-    pthread_t th[2];
-    for (intptr_t i = 0; i < 2; i++) pthread_create(&th[i], NULL, direct_participant, (void *)i);
-    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    run_pair(direct_participant);
 }
 
 int main(void)

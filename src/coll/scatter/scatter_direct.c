@@ -15,7 +15,7 @@
  *   2. rank r copies it out and publishes (the slot is free again).
  * Blocks of scatter (not scatterv, where a receiver knows only its own count)
  * that fit a mini line: rank r's goes in the root's mini line mini + r
- * (first moving on by n every call), so the root may run ahead of slow readers:
+ * (mini moving on by n every call), so the root may run ahead of slow readers:
  *   1. the root writes each block into its line and publishes base+1 there;
  *   2. each rank copies its block from its line and publishes base+1.
  * Single copy (scatter only: a scatterv receiver does not know where its block
@@ -56,7 +56,6 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
     size_t B = a->count * e;
     if (!a->vector && B <= OSMP_INLINE_MAX) {
         uint64_t s = base + 1, mini = osmp__minis_take(t, (uint64_t)n);
-        if (!B) return OSMP_OK;
         if (me == root) {
             for (int r = 0; r < n; r++) { /* 1 */
                 if (r == root) continue;
