@@ -60,7 +60,7 @@ static const struct {
     {OSMP_COLL_REDUCE, INLINE | MEDIUM, ANY_SHAPE, "flat", 0},
     {OSMP_COLL_REDUCE, LARGE, HIER, "hsliced", 0},
     {OSMP_COLL_REDUCE, LARGE, ANY_SHAPE, "kary", 2},
-    {OSMP_COLL_ALLREDUCE, INLINE, FLAT_SMALL, "direct", 0},
+    {OSMP_COLL_ALLREDUCE, INLINE | MEDIUM, FLAT_SMALL, "direct", 0},
     {OSMP_COLL_ALLREDUCE, LARGE, FLAT_SMALL | FLAT_LARGE, "sliced", 0},
     {OSMP_COLL_ALLREDUCE, LARGE, HIER, "hsliced", 0},
     {OSMP_COLL_ALLREDUCE, INLINE | MEDIUM, ANY_SHAPE, "flat", 0},
@@ -330,7 +330,8 @@ void osmp__algs_print(FILE *f)
         const struct osmp__alg *a = find(table[i].coll, table[i].alg, strlen(table[i].alg));
         char name[32];
         snprintf(name, sizeof(name), a->takes_radix ? "%s:%d" : "%s", table[i].alg, table[i].radix);
-        fprintf(f, "  %-22s %-20s %-32s %s%s\n", osmp_coll_name(table[i].coll), sizes, shapes, name,
+        const char *coll = osmp_coll_name(table[i].coll); /* NULL only out of range; -O3 cannot tell */
+        fprintf(f, "  %-22s %-20s %-32s %s%s\n", coll ? coll : "?", sizes, shapes, name,
                 a->needs_single_copy ? " (where single copy runs)" : "");
     }
 }

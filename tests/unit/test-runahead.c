@@ -8,7 +8,9 @@
  *     the second call;
  *   - the direct allreduce alternates its line between the UP and DOWN
  *     mailboxes and owes its "done reading" publication until the next call:
- *     the counters and the owed step are checked after every call;
+ *     the counters and the owed step are checked after every call; a vector
+ *     beyond the line goes in the next ring slot of that line's mailbox, up
+ *     to OSMP__DIRECT_READ_MAX bytes read per rank;
  *   - a small broadcast travels in the root's next mini line (data and step).
  */
 #define _GNU_SOURCE
@@ -132,6 +134,32 @@ static void *direct_participant(void *arg)
                 CHECK(osmp__load_acquire(&mine[OSMP__DOWN]->seq) - owed < OSMP__PHASE_STEPS);
         }
     }
+    /* Beyond the line, up to OSMP__DIRECT_READ_MAX bytes of the peer's vector:
+     * the same alternating lines, the vector in the next ring slot of line d;
+     * in place too (the output is folded into after both inputs are in the
+     * slots). One element more and it runs flat: no direct call is counted. */
+    CHECK_STR(c->choice[OSMP_COLL_ALLREDUCE][OSMP__SIZE_MEDIUM][0].alg->name, "direct");
+    enum { N = OSMP__DIRECT_READ_MAX / sizeof(int64_t) };
+    static int64_t vin[2][N + 1], vout[2][N + 1];
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i <= N; i++) vin[index][i] = vout[index][i] = (int64_t)i * (index + 1) + k;
+        uint64_t calls = c->direct_calls, slots = c->pass_slots[0];
+        int in_place = k == 1;
+        CHECK_INT(osmp_allreduce(team, in_place ? OSMP_IN_PLACE : vin[index], vout[index], N, OSMP_INT64, OSMP_SUM),
+                  OSMP_OK);
+        for (int i = 0; i < N; i++) CHECK(vout[index][i] == (int64_t)i * 3 + 2 * k);
+        CHECK(vout[index][N] == (int64_t)N * (index + 1) + k); /* beyond count: untouched */
+        CHECK(c->direct_calls == calls + 1 && c->pass_slots[0] == slots + 1);
+        int d = (int)(calls & 1);
+        CHECK(osmp__load_acquire(&mine[d]->seq) == c->owed_step - 1);
+        const int64_t *slot = (const int64_t *)osmp__mb_slot(&c->mb, index, d, osmp__mb_ring(&c->mb, slots));
+        CHECK(slot[0] == k && slot[N - 1] == (int64_t)(N - 1) * (index + 1) + k);
+    }
+    uint64_t calls = c->direct_calls;
+    for (int i = 0; i <= N; i++) vin[index][i] = i;
+    CHECK_INT(osmp_allreduce(team, vin[index], vout[index], N + 1, OSMP_INT64, OSMP_SUM), OSMP_OK);
+    CHECK(vout[index][N] == 2 * N);
+    CHECK(c->direct_calls == calls);
     /* A small broadcast rides in the root's next mini line, with the data. */
     int64_t b = index == 0 ? 4242 : -1;
     uint64_t before = c->pass_slots[1];

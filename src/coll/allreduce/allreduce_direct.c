@@ -1,21 +1,31 @@
 /*
- * Direct allreduce: no leader, every rank reads every other rank's line. It
- * trades the tree's second hop for more readers per line, which pays while the
- * team is small (selection: flat teams up to 16 ranks).
+ * Direct allreduce: no leader, every rank reads every other rank's line (or
+ * slot). It trades the tree's second hop, and sliced's, for more readers per
+ * line and a whole vector folded on every rank, which pays while the team is
+ * small and so is the vector (selection: flat teams up to 16 ranks, inline and
+ * medium sizes; OSMP__DIRECT_READ_MAX bounds what one rank reads).
  */
 #include <string.h>
 
 #include "coll/coll.h"
 
+int osmp__allreduce_tree(osmp__coll_t t, const struct osmp__args *a);
+
 /*
- * Direct allreduce protocol (message fits the mailbox line; larger ones run
- * sliced). Call k of the team writes line d = k % 2 (the UP mailbox, then the
- * DOWN one, alternating), so that no call waits for the readers of its own line:
- *   1. claim line d: its last content (call k-2) has been read once every peer
- *      has published call k-1 (in line 1-d) or the "done" it owes (step 5);
- *   2. write my vector into line d, publish step s on it;
+ * Direct allreduce protocol (the vector fits the mailbox line, or a slot with
+ * at most OSMP__DIRECT_READ_MAX bytes to read per rank; larger medium ones run
+ * flat, large ones sliced).
+ * Call k of the team writes line d = k % 2 (the UP mailbox, then the DOWN one,
+ * alternating), so that no call waits for the readers of its own line; a
+ * vector beyond the line goes in the next ring slot of mailbox d instead
+ * (osmp__slots_take), guarded by line d's counter all the same:
+ *   1. claim line d (slot): its last content has been read once every peer has
+ *      published the call after it (in line 1-d) or the "done" it owes (step 5);
+ *   2. write my vector into line d (slot), publish step s on line d;
  *   3. for r = 0 .. n-1 in this order, wait for r's line d at s and fold its
- *      vector in (the same order on every rank: bitwise identical results);
+ *      vector in (the same order on every rank: bitwise identical results),
+ *      into the output for a slot's vector (the inputs are all in the slots,
+ *      mine too, so an in-place output may be overwritten);
  *   4. fetch line 1-d for writing now, off the next call's critical path: its
  *      readers (call k-1) are done, since every peer published s in step 3;
  *   5. owe "done reading step s" as step s + 1 on line 1-d: the next call, if
@@ -27,18 +37,25 @@ int osmp__allreduce_direct(osmp__coll_t t, const struct osmp__args *a)
 {
     struct osmp__mbox *m = &t->mb;
     size_t bytes = a->count * a->esize;
-    if (bytes > OSMP_INLINE_MAX) return osmp__allreduce_sliced(t, a);
+    int in_line = bytes <= OSMP_INLINE_MAX;
+    if (!in_line && (bytes > m->chunk || bytes * (size_t)(t->size - 1) > OSMP__DIRECT_READ_MAX)) {
+        if (bytes > OSMP__MEDIUM_MAX) return osmp__allreduce_sliced(t, a);
+        struct osmp__args flat = *a; /* the medium choice of the other shapes */
+        flat.radix = 0;
+        return osmp__allreduce_tree(t, &flat);
+    }
+    int slot = in_line ? OSMP__SLOT_INLINE : osmp__mb_ring(m, osmp__slots_take(t, 1));
     uint64_t s = osmp__phase_only(t) + 1;
     int d = (int)(t->direct_calls++ & 1);
-    char *line = osmp__mb_claim(m, d, OSMP__SLOT_INLINE, t->peers, t->size - 1, 1 - d, s + 1); /* 1 */
+    char *line = osmp__mb_claim(m, d, slot, t->peers, t->size - 1, 1 - d, s + 1); /* 1 */
     if (!line) return m->failed;
     memcpy(line, a->in, bytes); /* 2 */
     osmp__trace_copy(t, t->rank, t->rank, bytes);
     osmp__mb_publish(m, d, s);
     t->owed = 0; /* what a previous call owed on line d: s is above it */
-    char acc[OSMP_INLINE_MAX];
+    char line_acc[OSMP_INLINE_MAX], *acc = in_line ? line_acc : a->out;
     for (int r = 0; r < t->size; r++) { /* 3 */
-        const char *v = osmp__mb_slot(m, r, d, OSMP__SLOT_INLINE);
+        const char *v = osmp__mb_slot(m, r, d, slot);
         if (r != t->rank && osmp__mb_wait(m, r, d, s)) return m->failed;
         if (r == 0)
             memcpy(acc, v, bytes);
@@ -46,8 +63,10 @@ int osmp__allreduce_direct(osmp__coll_t t, const struct osmp__args *a)
             a->fn(acc, v, a->count);
         osmp__trace_copy(t, r, t->rank, bytes);
     }
-    memcpy(a->out, acc, bytes);
-    osmp__trace_copy(t, t->rank, t->rank, bytes);
+    if (in_line) {
+        memcpy(a->out, acc, bytes);
+        osmp__trace_copy(t, t->rank, t->rank, bytes);
+    }
     osmp__trace_reduce(t, (size_t)t->size * bytes);
     __builtin_prefetch(osmp__mb_chan(m, t->rank, 1 - d), 1, 3); /* 4 */
     osmp__owe(t, 1 - d, s + 1);                                  /* 5 */
