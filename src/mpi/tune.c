@@ -42,8 +42,8 @@
  * lines, the alternating and medium direct allreduce), with nothing else
  * running (2-3 runnable tasks: the two ranks); single runs send narrow bands
  * of small messages, or in a slow spell of the host every large gather, to
- * MPI now and then (README "Slow spells"), which the majority leaves out. Rerun --tune on the machine the jobs run on and point
- * OSMP_TUNE_FILE at it. */
+ * MPI now and then (README "Slow spells"), which the majority leaves out.
+ * Rerun --tune on the machine the jobs run on and point OSMP_TUNE_FILE at it. */
 static const char builtin[] =
 #if defined(OPEN_MPI)
 #include "mpi/tune-default-ompi.inc"
