@@ -80,7 +80,8 @@ enum { OSMP__SIZE_INLINE, OSMP__SIZE_MEDIUM, OSMP__SIZE_LARGE, OSMP__NSIZES };
 #define OSMP__MEDIUM_MAX 65535
 /* Direct allreduce beyond the line: at most this many bytes of the others'
  * vectors read by each rank, else flat or sliced (allreduce_direct.c). 2 ranks
- * here: 64 B-2 KiB direct 0.41-0.49x MPI, flat 0.53-0.67x; 4-16 KiB alike. */
+ * here: 64-256 B direct 0.44-0.54x MPI, flat 0.59-0.66x; 512 B-2 KiB 0.34-0.49x
+ * against 0.42-0.63x; 4-16 KiB alike (README "Flat teams"). */
 #define OSMP__DIRECT_READ_MAX 16384
 
 /* What the algorithms of one participant run on. The team (team/team.h) embeds
