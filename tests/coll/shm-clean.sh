@@ -4,12 +4,22 @@
 # killed inside a team's creation) are removed here, through osmp-run's own
 # reaping, and still fail this test, so that a leak is seen and not left behind.
 # usage: shm-clean.sh OSMP-RUN
+# The MPI library's segments that no live process uses (tests/mpi/stale-segments.sh)
+# are removed and fail this test the same way.
+. "$(dirname "$0")/../mpi/stale-segments.sh"
 before=$(ls /dev/shm | grep '^osmp-')
 "$1" -n 1 -- true >/dev/null 2>&1
 after=$(ls /dev/shm | grep '^osmp-')
+stale=$(stale_segments)
+rc=0
 if [ -n "$before" ]; then
   echo "shm-clean: names left in /dev/shm by the suite: $before"
   [ -n "$after" ] && echo "shm-clean: still there (their creator lives): $after" || echo "shm-clean: removed"
-  exit 1
+  rc=1
 fi
-exit 0
+if [ -n "$stale" ]; then
+  echo "shm-clean: MPI segments left in /dev/shm by the suite, no process uses them (removed): $stale"
+  rm -f $stale
+  rc=1
+fi
+exit $rc
