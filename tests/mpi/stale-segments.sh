@@ -1,9 +1,9 @@
 # Sourced by the tests: the MPI library's shared-memory files in /dev/shm that
-# no live process holds open or mapped. Open MPI's vader BTL unlinks its
-# per-process segment (vader_segment.HOST.JOB.RANK) once its peers have
-# attached; a job whose ranks are killed before that (a test that kills a rank
-# on purpose) leaves them behind. A file some process still uses belongs to a
-# job that is running (ctest -j runs several): it is never listed.
+# no live process holds open or mapped. Open MPI's vader BTL keeps one segment
+# per process (vader_segment.HOST.JOB.RANK) for the whole job and removes it at
+# the end; a job whose ranks or launcher are killed (a test that kills a rank
+# on purpose) can leave them behind. A file some process still uses belongs to
+# a job that is running (ctest -j runs several): it is never listed.
 # usage: stale_segments [NEWER-THAN-FILE]   prints the names, one a line
 stale_segments() {
   newer=${1:+-newer $1}
