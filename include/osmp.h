@@ -623,6 +623,30 @@ OSMP_EXPORT int osmp_scan(osmp_team_t team, const void *sendbuf, void *recvbuf, 
 OSMP_EXPORT int osmp_exscan(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype,
                             osmp_op_t op);
 
+/*
+ * Memory that other processes' participants read in place. Where a collective
+ * copies a block once (OSMP_SINGLE_COPY; between processes from
+ * OSMP_SINGLE_COPY_MIN bytes), a block in memory from osmp_alloc is read
+ * through a mapping of it (plain loads, no system call once mapped) instead of
+ * with Linux CMA (process_vm_readv, which pins and walks the pages on every
+ * call). Other memory works as before. libosmp_mpi's MPI_Alloc_mem returns it.
+ * A reader keeps up to 16 of its peers' regions mapped, so a freed region's
+ * memory may stay in use until one of its readers maps 16 others or exits.
+ */
+/* *ptr gets bytes (0: still a valid, distinct pointer) of page-aligned memory.
+ * OSMP_ERR_NO_MEMORY, OSMP_ERR_INVALID_ARG for a NULL ptr. */
+OSMP_EXPORT int osmp_alloc(size_t bytes, void **ptr);
+/* Frees what osmp_alloc returned; NULL does nothing. OSMP_ERR_INVALID_ARG for
+ * any other pointer (nothing is freed). */
+OSMP_EXPORT int osmp_free(void *ptr);
+/* Single copies from other processes this process made in collectives since
+ * it started: through a mapping of osmp_alloc memory, and with CMA. */
+struct osmp_copy_stats {
+    uint64_t mapped, mapped_bytes;
+    uint64_t cma, cma_bytes;
+};
+OSMP_EXPORT void osmp_copy_stats(struct osmp_copy_stats *stats);
+
 /* ====================================================================== */
 /* 5. Knobs                                                                */
 /* ====================================================================== */

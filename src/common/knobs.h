@@ -44,6 +44,8 @@
                     "MPI_Finalize")                                                                          \
     X(MPI_DISABLE, "0", "libosmp_mpi: 1 passes every call to the MPI library; or a list of operations to "   \
                         "pass, e.g. allreduce,bcast")                                                        \
+    X(MPI_ALLOC_MEM, "1", "libosmp_mpi: 1 makes MPI_Alloc_mem return osmp_alloc memory, which the other "     \
+                          "processes of a collective read in place; 0 leaves MPI_Alloc_mem to the MPI library")     \
     X(MPI_SHARE_TEAMS, "1", "libosmp_mpi: 1 lets communicators over the same processes in the same order "   \
                             "share one team (not under MPI_THREAD_MULTIPLE); 0 gives each its own")         \
     X(TUNE_FILE, "", "libosmp_mpi: table of (operation, team size, message size) -> osmp|mpi from "          \

@@ -39,6 +39,7 @@ static int verbose = -1;
 static unsigned disabled_mask; /* bit per call */
 _Static_assert(OSMP_COLL_COUNT <= 32, "a bit per collective");
 static int foreign_mpi; /* the program runs another MPI library than this build's: pass everything */
+static int alloc_mem = 1; /* OSMP_MPI_ALLOC_MEM */
 static int share_teams = 1, max_teams = 64; /* OSMP_MPI_SHARE_TEAMS, OSMP_MPI_MAX_TEAMS: see "teams" below */
 static void check_library(void);
 
@@ -86,6 +87,9 @@ static void read_knobs(void)
     long v = osmp__knob_long(OSMP_KNOB_MPI_SHARE_TEAMS, 0, 1, err, sizeof(err));
     if (v < 0) fprintf(stderr, "osmp-mpi: %s; using the default\n", err);
     else share_teams = (int)v;
+    v = osmp__knob_long(OSMP_KNOB_MPI_ALLOC_MEM, 0, 1, err, sizeof(err));
+    if (v < 0) fprintf(stderr, "osmp-mpi: %s; using the default\n", err);
+    else alloc_mem = (int)v;
     v = osmp__knob_long(OSMP_KNOB_MPI_MAX_TEAMS, 0, 1 << 20, err, sizeof(err));
     if (v < 0) fprintf(stderr, "osmp-mpi: %s; using the default\n", err);
     else max_teams = (int)v;
@@ -502,6 +506,31 @@ int osmp__mpi_done(struct osmp__mpi_comm *s, osmp_coll_t c, int rc)
     int code = rc == OSMP_ERR_NO_MEMORY ? MPI_ERR_NO_MEM : MPI_ERR_OTHER;
     PMPI_Comm_call_errhandler(s->comm, code);
     return code;
+}
+
+/* ---------------------------------------------------------------- memory */
+
+/* MPI_Alloc_mem hands out osmp_alloc memory, which the other processes of a
+ * collective read in place (src/shm/copy.c) where they would read MPI's with
+ * CMA. MPI promises only memory that its calls accept, and they accept any.
+ * The info keys are hints to the MPI library; OSMP has none to take. Under
+ * OSMP_MPI_DISABLE=1 (every call to MPI) the memory is MPI's too. */
+EXPORT int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+    OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Alloc_mem);
+    pthread_once(&knobs_once, read_knobs);
+    void *p;
+    if (alloc_mem && disabled_mask != ~0u && size >= 0 && baseptr && osmp_alloc((size_t)size, &p) == OSMP_OK) {
+        *(void **)baseptr = p;
+        return MPI_SUCCESS;
+    }
+    return PMPI_Alloc_mem(size, info, baseptr);
+}
+
+EXPORT int MPI_Free_mem(void *base)
+{
+    OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Free_mem);
+    return osmp_free(base) == OSMP_OK && base ? MPI_SUCCESS : PMPI_Free_mem(base);
 }
 
 /* ---------------------------------------------------------------- finalize */

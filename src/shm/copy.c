@@ -1,38 +1,270 @@
-/* The single-copy engine: read a peer's buffer once, where it is. */
+/*
+ * The single-copy engine: read a peer's buffer once, where it is; and mappable
+ * memory (osmp_alloc), buffers other processes can read in place.
+ *
+ * Between processes, a single copy of a collective reads the peer's buffer with
+ * process_vm_readv (CMA): the kernel pins and walks the peer's pages on every
+ * call, so it pays only for large blocks (OSMP_SINGLE_COPY_MIN). A buffer that
+ * osmp_alloc returned lives in a memfd; a peer maps that memfd once (through
+ * /proc/PID/fd/FD, which needs the same permission as CMA) and from then on
+ * reads the block with plain loads, as threads of one process do.
+ *
+ * How a reader finds the memfd without another message: the address a
+ * participant publishes for single copy (struct osmp__chan.addr) carries the
+ * memfd's descriptor + 1 in its top 16 bits (osmp__expose); the low 48 bits
+ * stay the address, so readers add their offsets to it as before and a reader
+ * that cannot map falls back to CMA on the address itself. The memfd starts
+ * with a header page that says where its owner mapped it, which turns the
+ * address into an offset. A reader's cached mapping is checked against the
+ * memfd's inode on every copy: a freed region whose descriptor number came back
+ * for a new one is mapped again, never read stale.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <string.h>
-#include <sys/uio.h>
-
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "common/atomic.h"
 #include "common/fault.h"
 #include "osmp.h"
 #include "shm.h"
 
-int osmp__copy_from(pid_t pid, int same_process, void *dst, const void *src, size_t len)
+#define XMEM_HDR 4096u /* header page; keeps the user's block page aligned */
+#define XMEM_MAGIC 0x4f534d50786d656dull /* "OSMPxmem" */
+#define TAG_SHIFT 48
+#define ADDR_MASK ((1ull << TAG_SHIFT) - 1)
+#define MAX_TAGGED_FD 65534
+#define CACHE_SLOTS 16 /* peers' regions a process keeps mapped */
+
+struct xmem_hdr {
+    uint64_t magic;
+    uint64_t base; /* where the owner mapped the memfd (header included) */
+    uint64_t len;  /* bytes of the mapping, header included */
+};
+
+/* This process's regions. */
+struct own {
+    uintptr_t base;
+    size_t len;
+    int fd;
+};
+static pthread_mutex_t own_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct own *owns;
+static int nown, capown;
+static osmp_atomic32_t any_own; /* 0 until the first osmp_alloc: publishing skips the lock */
+
+/* Peers' regions this process has mapped. */
+struct peer_map {
+    pid_t pid;
+    int fd;
+    dev_t dev;
+    ino_t ino;
+    const char *map;
+    size_t len;
+    int users; /* copies reading it now: never unmapped under them */
+    uint64_t last;
+};
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct peer_map cache[CACHE_SLOTS];
+static uint64_t cache_clock;
+
+static osmp_atomic64_t n_mapped, b_mapped, n_cma, b_cma;
+
+static size_t page_round(size_t n)
 {
-    if (osmp__fault(OSMP__FAULT_COPY)) return OSMP_ERR_COPY;
-    return osmp__copy_probe(pid, same_process, dst, src, len);
+    return (n + XMEM_HDR - 1) / XMEM_HDR * XMEM_HDR;
 }
 
-int osmp__copy_probe(pid_t pid, int same_process, void *dst, const void *src, size_t len)
+int osmp_alloc(size_t bytes, void **ptr)
 {
+    if (!ptr) return OSMP_ERR_INVALID_ARG;
+    *ptr = NULL;
+    if (bytes > SIZE_MAX / 2 - XMEM_HDR) return OSMP_ERR_NO_MEMORY;
+    size_t len = XMEM_HDR + page_round(bytes ? bytes : 1);
+    int fd = memfd_create("osmp-alloc", MFD_CLOEXEC);
+    if (fd < 0) return OSMP_ERR_NO_MEMORY;
+    void *p = MAP_FAILED;
+    if (ftruncate(fd, (off_t)len) == 0) p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        close(fd);
+        return OSMP_ERR_NO_MEMORY;
+    }
+    struct xmem_hdr *h = p;
+    h->magic = XMEM_MAGIC;
+    h->base = (uint64_t)(uintptr_t)p;
+    h->len = len;
+    pthread_mutex_lock(&own_lock);
+    if (nown == capown) {
+        int cap = capown ? 2 * capown : 16;
+        struct own *o = realloc(owns, sizeof(*o) * (size_t)cap);
+        if (!o) {
+            pthread_mutex_unlock(&own_lock);
+            munmap(p, len);
+            close(fd);
+            return OSMP_ERR_NO_MEMORY;
+        }
+        owns = o;
+        capown = cap;
+    }
+    owns[nown++] = (struct own){(uintptr_t)p, len, fd};
+    osmp__store32(&any_own, 1);
+    pthread_mutex_unlock(&own_lock);
+    *ptr = (char *)p + XMEM_HDR;
+    return OSMP_OK;
+}
+
+int osmp_free(void *ptr)
+{
+    if (!ptr) return OSMP_OK;
+    pthread_mutex_lock(&own_lock);
+    for (int i = 0; i < nown; i++) {
+        if (owns[i].base + XMEM_HDR != (uintptr_t)ptr) continue;
+        struct own o = owns[i];
+        owns[i] = owns[--nown];
+        pthread_mutex_unlock(&own_lock);
+        munmap((void *)o.base, o.len);
+        close(o.fd);
+        return OSMP_OK;
+    }
+    pthread_mutex_unlock(&own_lock);
+    return OSMP_ERR_INVALID_ARG;
+}
+
+void osmp_copy_stats(struct osmp_copy_stats *s)
+{
+    if (!s) return;
+    s->mapped = osmp__load_relaxed(&n_mapped);
+    s->mapped_bytes = osmp__load_relaxed(&b_mapped);
+    s->cma = osmp__load_relaxed(&n_cma);
+    s->cma_bytes = osmp__load_relaxed(&b_cma);
+}
+
+uint64_t osmp__expose(const void *p)
+{
+    uint64_t a = (uint64_t)(uintptr_t)p;
+    if (!p || !osmp__load32(&any_own) || (a >> TAG_SHIFT)) return a;
+    uint64_t tagged = a;
+    pthread_mutex_lock(&own_lock);
+    for (int i = 0; i < nown; i++)
+        if (a >= owns[i].base + XMEM_HDR && a < owns[i].base + owns[i].len && owns[i].fd <= MAX_TAGGED_FD) {
+            tagged = a | (uint64_t)(owns[i].fd + 1) << TAG_SHIFT;
+            break;
+        }
+    pthread_mutex_unlock(&own_lock);
+    return tagged;
+}
+
+/* The cached mapping of (pid, fd) if it is still the same file, else a new one
+ * (evicting the least recently used idle slot). NULL: cannot map; the caller
+ * falls back to CMA. */
+static struct peer_map *map_peer(pid_t pid, int fd)
+{
+    char path[64];
+    struct stat st;
+    snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+    if (stat(path, &st) || !S_ISREG(st.st_mode) || (size_t)st.st_size < XMEM_HDR) return NULL;
+    pthread_mutex_lock(&cache_lock);
+    struct peer_map *e = NULL, *victim = NULL;
+    for (int i = 0; i < CACHE_SLOTS; i++) {
+        struct peer_map *c = &cache[i];
+        if (c->map && c->pid == pid && c->fd == fd && c->dev == st.st_dev && c->ino == st.st_ino) {
+            e = c;
+            break;
+        }
+        if (!c->users && (!victim || !c->map || (victim->map && c->last < victim->last))) victim = c;
+    }
+    if (!e && victim) {
+        int f = open(path, O_RDONLY | O_CLOEXEC);
+        void *m = f < 0 ? MAP_FAILED : mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, f, 0);
+        if (f >= 0) close(f);
+        if (m != MAP_FAILED && ((const struct xmem_hdr *)m)->magic != XMEM_MAGIC) {
+            munmap(m, (size_t)st.st_size); /* some other memfd of the peer's */
+            m = MAP_FAILED;
+        }
+        if (m != MAP_FAILED) {
+            if (victim->map) munmap((void *)victim->map, victim->len);
+            *victim = (struct peer_map){pid, fd, st.st_dev, st.st_ino, m, (size_t)st.st_size, 0, 0};
+            e = victim;
+        }
+    }
+    if (e) {
+        e->users++;
+        e->last = ++cache_clock;
+    }
+    pthread_mutex_unlock(&cache_lock);
+    return e;
+}
+
+static void unmap_peer(struct peer_map *e)
+{
+    pthread_mutex_lock(&cache_lock);
+    e->users--;
+    pthread_mutex_unlock(&cache_lock);
+}
+
+/* Read [a, a + len) of a peer's region through the mapping. 0 on success. */
+static int copy_mapped(pid_t pid, int fd, void *dst, uint64_t a, size_t len)
+{
+    struct peer_map *e = map_peer(pid, fd);
+    if (!e) return -1;
+    const struct xmem_hdr *h = (const void *)e->map;
+    int rc = -1;
+    if (a >= h->base + XMEM_HDR && len <= h->len && a - h->base <= h->len - len && h->len <= e->len) {
+        memcpy(dst, e->map + (a - h->base), len);
+        rc = 0;
+    }
+    unmap_peer(e);
+    return rc;
+}
+
+static int copy(pid_t pid, int same_process, void *dst, const void *src, size_t len, int count)
+{
+    uint64_t a = (uint64_t)(uintptr_t)src;
+    unsigned tag = (unsigned)(a >> TAG_SHIFT);
+    const char *s = (const char *)(uintptr_t)(a & ADDR_MASK);
     if (same_process) {
-        memcpy(dst, src, len);
+        memcpy(dst, s, len);
+        return OSMP_OK;
+    }
+    if (tag && copy_mapped(pid, (int)tag - 1, dst, a & ADDR_MASK, len) == 0) {
+        if (count) {
+            osmp__fetch_add(&n_mapped, 1);
+            osmp__fetch_add(&b_mapped, len);
+        }
         return OSMP_OK;
     }
     char *d = dst;
-    const char *s = src;
-    while (len > 0) { /* the kernel may copy less than asked (page faults, limits) */
-        struct iovec local = {d, len}, remote = {(void *)s, len};
+    size_t left = len;
+    while (left > 0) { /* the kernel may copy less than asked (page faults, limits) */
+        struct iovec local = {d, left}, remote = {(void *)s, left};
         ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) return OSMP_ERR_COPY;
         d += got;
         s += got;
-        len -= (size_t)got;
+        left -= (size_t)got;
+    }
+    if (count) {
+        osmp__fetch_add(&n_cma, 1);
+        osmp__fetch_add(&b_cma, len);
     }
     return OSMP_OK;
+}
+
+int osmp__copy_from(pid_t pid, int same_process, void *dst, const void *src, size_t len)
+{
+    if (osmp__fault(OSMP__FAULT_COPY)) return OSMP_ERR_COPY;
+    return copy(pid, same_process, dst, src, len, 1);
+}
+
+int osmp__copy_probe(pid_t pid, int same_process, void *dst, const void *src, size_t len)
+{
+    return copy(pid, same_process, dst, src, len, 0);
 }

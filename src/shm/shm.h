@@ -3,6 +3,7 @@
 #define OSMP_SHM_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define OSMP_SEG_NAME_MAX 48
@@ -30,10 +31,17 @@ int osmp__live_alive(pid_t pid);
 int osmp__pid_exited(pid_t pid);
 
 /* Copy len bytes at `src` in process `pid` into dst: plain loads when the source
- * is in this process, Linux CMA (process_vm_readv) otherwise. */
+ * is in this process or in memory it allocated with osmp_alloc (src as
+ * osmp__expose published it), Linux CMA (process_vm_readv) otherwise. */
 int osmp__copy_from(pid_t pid, int same_process, void *dst, const void *src, size_t len);
-/* The same without the fault injection of OSMP_FAULT: team creation's probe of
- * whether single copy works, which is not a copy of a collective. */
+/* The same without the fault injection of OSMP_FAULT or the counts of
+ * osmp_copy_stats: team creation's probe of whether single copy works, which is
+ * not a copy of a collective. */
 int osmp__copy_probe(pid_t pid, int same_process, void *dst, const void *src, size_t len);
+/* The address to publish for single copy of a buffer at p (struct
+ * osmp__chan.addr): p itself, with the memfd of its osmp_alloc region in the top
+ * 16 bits if it lies in one. Readers add offsets to it and pass it to
+ * osmp__copy_from, never dereference it. */
+uint64_t osmp__expose(const void *p);
 
 #endif

@@ -68,7 +68,7 @@ int osmp__allgather_ring(osmp__coll_t t, const struct osmp__args *a)
         osmp__trace_copy(t, me, me, mine);
     }
     if (n == 1) return OSMP_OK;
-    osmp__mb_chan(m, me, OSMP__DOWN)->addr = (uint64_t)(uintptr_t)out;
+    osmp__mb_chan(m, me, OSMP__DOWN)->addr = osmp__expose(out);
 
     int rc = OSMP_OK;
     for (int k = 0; k < n - 1; k++) {

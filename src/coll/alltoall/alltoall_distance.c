@@ -92,7 +92,7 @@ int osmp__alltoall_distance(osmp__coll_t t, const struct osmp__args *a)
     uint64_t s = osmp__phase(t) + 1;
     int *order = osmp__malloc(sizeof(int) * (size_t)n);
     int planned = order && schedule(t, order);
-    osmp__mb_chan(m, me, OSMP__UP)->addr = (uint64_t)(uintptr_t)a->in;
+    osmp__mb_chan(m, me, OSMP__UP)->addr = osmp__expose(a->in);
     osmp__mb_publish(m, OSMP__UP, s); /* 1 */
     for (int k = 0; k < n; k++) {      /* 2 */
         int r = planned ? order[k] : (me + k) % n;

@@ -15,7 +15,7 @@ int osmp__alltoall_pairwise(osmp__coll_t t, const struct osmp__args *a)
     int me = t->rank, n = t->size, rc = OSMP_OK;
     size_t bytes = a->count * a->esize;
     uint64_t s = osmp__phase(t) + 1;
-    osmp__mb_chan(m, me, OSMP__UP)->addr = (uint64_t)(uintptr_t)a->in;
+    osmp__mb_chan(m, me, OSMP__UP)->addr = osmp__expose(a->in);
     osmp__mb_publish(m, OSMP__UP, s); /* 1 */
     for (int k = 0; k < n; k++) {      /* 2: start with the next rank so readers spread out */
         int r = (me + k) % n;

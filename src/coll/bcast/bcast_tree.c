@@ -24,7 +24,7 @@ int osmp__bcast_tree(osmp__coll_t t, const struct osmp__args *a)
         for (size_t c = 0; c < p.nchunks && !rc; c++) rc = osmp__pass_down(&p, c, buf); /* 1 */
         return rc;
     }
-    osmp__mb_chan(m, t->rank, OSMP__DOWN)->addr = (uint64_t)(uintptr_t)buf;
+    osmp__mb_chan(m, t->rank, OSMP__DOWN)->addr = osmp__expose(buf);
     size_t bytes = a->count * a->esize, per = p.per_chunk * a->esize;
     if (p.tree->parent < 0) {
         osmp__mb_publish(m, OSMP__DOWN, p.base + p.nchunks); /* 1 */

@@ -45,7 +45,7 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
     if (me != root) {
         size_t bytes = a->count * e;
         if (osmp__copy_once(t, bytes)) {
-            osmp__mb_chan(m, me, OSMP__UP)->addr = (uint64_t)(uintptr_t)a->in;
+            osmp__mb_chan(m, me, OSMP__UP)->addr = osmp__expose(a->in);
             osmp__mb_publish(m, OSMP__UP, base + 1);      /* 1 */
             return osmp__mb_wait(m, root, OSMP__DOWN, base + 1); /* 3 */
         }

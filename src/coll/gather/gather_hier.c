@@ -163,7 +163,7 @@ static int gather_once(osmp__coll_t t, const struct osmp__args *a, const struct 
     }
     if (tr->nchildren) osmp__mb_publish(m, OSMP__DOWN, base + 1); /* 3 */
     if (root) return rc;
-    osmp__mb_chan(m, me, OSMP__UP)->addr = (uint64_t)(uintptr_t)(!tr->nchildren ? a->in : rc ? NULL : stage);
+    osmp__mb_chan(m, me, OSMP__UP)->addr = osmp__expose(!tr->nchildren ? a->in : rc ? NULL : stage);
     osmp__mb_publish(m, OSMP__UP, base + 1); /* 1, 4 */
     if (osmp__mb_wait(m, tr->parent, OSMP__DOWN, base + 1)) rc = m->failed;
     free(stage);

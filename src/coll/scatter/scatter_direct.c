@@ -38,7 +38,7 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
     if (!a->vector && osmp__copy_once(t, a->count * e)) {
         uint64_t s = base + 1;
         if (me == root) {
-            osmp__mb_chan(m, me, OSMP__DOWN)->addr = (uint64_t)(uintptr_t)in;
+            osmp__mb_chan(m, me, OSMP__DOWN)->addr = osmp__expose(in);
             osmp__mb_publish(m, OSMP__DOWN, s); /* 1 */
             for (int r = 0; r < n; r++)          /* 3 */
                 if (r != root && osmp__mb_wait(m, r, OSMP__DOWN, s)) return m->failed;

@@ -133,7 +133,7 @@ static int scatter_once(osmp__coll_t t, const struct osmp__args *a, const struct
             memcpy(out, in + (size_t)me * B, B);
             osmp__trace_copy(t, me, me, B);
         }
-        osmp__mb_chan(m, me, OSMP__DOWN)->addr = (uint64_t)(uintptr_t)in;
+        osmp__mb_chan(m, me, OSMP__DOWN)->addr = osmp__expose(in);
     } else {
         stage = tr->nchildren ? osmp__malloc((size_t)tr->nsub * B) : out;
         if (!stage) rc = OSMP_ERR_NO_MEMORY;
@@ -166,7 +166,7 @@ static int scatter_once(osmp__coll_t t, const struct osmp__args *a, const struct
             memcpy(out, stage, B); /* 3 */
             osmp__trace_copy(t, me, me, B);
         }
-        osmp__mb_chan(m, me, OSMP__DOWN)->addr = (uint64_t)(uintptr_t)(rc ? NULL : stage);
+        osmp__mb_chan(m, me, OSMP__DOWN)->addr = osmp__expose(rc ? NULL : stage);
     }
     osmp__mb_publish(m, OSMP__DOWN, base + 1); /* 1, 3 */
     for (int i = 0; i < tr->nchildren; i++) /* 4 */
