@@ -37,6 +37,25 @@
 static osmp_team_t team;
 static int rank, size;
 static char *sbuf, *rbuf, *cbuf;
+static const char *alloc; /* --alloc: malloc, mpi or osmp */
+
+/* The message buffers, from where --alloc says; never freed (the process ends). */
+static char *buf_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (!strcmp(alloc, "mpi")) {
+        if (MPI_Alloc_mem((MPI_Aint)bytes, MPI_INFO_NULL, &p) != MPI_SUCCESS) p = NULL;
+    } else if (!strcmp(alloc, "osmp")) {
+        if (osmp_alloc(bytes, &p) != OSMP_OK) p = NULL;
+    } else {
+        p = malloc(bytes);
+    }
+    if (!p) {
+        fprintf(stderr, "osmp-bench: no memory for %zu-byte buffers (--alloc %s)\n", bytes, alloc);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return p;
+}
 
 enum lib { LIB_PMPI, LIB_OSMP, LIB_MPI }; /* LIB_MPI: the MPI_ symbol, libosmp_mpi's when preloaded */
 enum mode { MODE_OSU, MODE_B2B, MODE_SIDE };
@@ -296,6 +315,8 @@ static void usage(FILE *f)
             "  --rounds R           rounds per size; the median is reported (default 9)\n"
             "  --check              side mode: also check that OSMP and MPI give the same bytes (exit 1 if not)\n"
             "  --no-bound           skip the bound (cache-line ping-pong and cross-core copies)\n"
+            "  --alloc malloc|mpi|osmp  where the message buffers come from (default malloc): MPI_Alloc_mem\n"
+            "                       (osmp_alloc's mappable memory when libosmp_mpi is preloaded), or osmp_alloc\n"
             "  --json FILE          also write the results as JSON (rank 0)\n"
             "  --quick              5 rounds of 50 calls, warmup 5, sizes up to 1 MiB\n"
             "  --tune               side mode over every size; write the tune table (where MPI wins: mpi) that\n"
@@ -372,6 +393,7 @@ int main(int argc, char **argv)
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *ops_arg = NULL, *json = NULL, *tune_out = "osmp-tune.txt";
+    alloc = "malloc";
     size_t smin = 1, smax = 4 << 20, list[64];
     int nlist = 0; /* --sizes A,B,C: these sizes only */
     int iters = 200, warmup = 20, rounds = 9, do_check = 0, tune = 0, no_bound = 0, quick = 0;
@@ -380,7 +402,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int takes = !strcmp(a, "--ops") || !strcmp(a, "--sizes") || !strcmp(a, "--iters") || !strcmp(a, "--warmup") ||
-                    !strcmp(a, "--rounds") || !strcmp(a, "--json") || !strcmp(a, "--mode") ||
+                    !strcmp(a, "--rounds") || !strcmp(a, "--json") || !strcmp(a, "--mode") || !strcmp(a, "--alloc") ||
                     !strcmp(a, "--tune-out") || !strcmp(a, "--tune-margin");
         if (takes && !v) return bad_usage("option %s needs a value", a);
         if (takes) i++;
@@ -422,6 +444,11 @@ int main(int argc, char **argv)
             if (*end || end == v || !(margin > 0)) return bad_usage("bad --tune-margin \"%s\" (a ratio > 0)", v);
         } else if (!strcmp(a, "--json")) json = v;
         else if (!strcmp(a, "--tune-out")) tune_out = v;
+        else if (!strcmp(a, "--alloc")) {
+            if (strcmp(v, "malloc") && strcmp(v, "mpi") && strcmp(v, "osmp"))
+                return bad_usage("bad --alloc \"%s\" (malloc, mpi or osmp)", v);
+            alloc = v;
+        }
         else if (!strcmp(a, "--check")) do_check = 1;
         else if (!strcmp(a, "--no-bound")) no_bound = 1;
         else if (!strcmp(a, "--tune")) tune = 1;
@@ -462,7 +489,7 @@ int main(int argc, char **argv)
         }
     }
     size_t cap = smax * (size_t)size + 64;
-    sbuf = malloc(cap), rbuf = malloc(cap), cbuf = malloc(cap);
+    sbuf = buf_alloc(cap), rbuf = buf_alloc(cap), cbuf = buf_alloc(cap);
     for (size_t i = 0; i < cap / 8; i++) ((double *)sbuf)[i] = (double)((i + (size_t)rank) % 64);
     memset(rbuf, 0, cap);
     memset(cbuf, 0, cap);

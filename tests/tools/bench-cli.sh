@@ -10,13 +10,19 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 help=$(mpirun -n 1 "$bench" --help); rc=$?
 [ "$rc" = 0 ] || { echo "osmp-bench --help: exit $rc"; fail=1; }
-for o in --mode --ops --sizes --iters --warmup --rounds --check --no-bound --json --quick --tune --tune-out --tune-margin --help; do
+for o in --mode --ops --sizes --iters --warmup --rounds --check --no-bound --alloc --json --quick --tune --tune-out --tune-margin --help; do
   grep -q -- "^  $o " <<<"$help" || { echo "osmp-bench --help does not explain $o"; fail=1; }
 done
 err=$(mpirun -n 1 "$bench" --frobnicate 2>&1 >/dev/null); rc=$?
 grep -q 'osmp-bench: unknown option "--frobnicate"' <<<"$err" || { echo "bad option not named: $err"; fail=1; }
 err=$(mpirun -n 1 "$bench" --mode fast 2>&1 >/dev/null)
 grep -q 'osmp-bench: bad --mode "fast" (osu, b2b or side)' <<<"$err" || { echo "bad mode not named: $err"; fail=1; }
+err=$(mpirun -n 1 "$bench" --alloc huge 2>&1 >/dev/null)
+grep -q 'osmp-bench: bad --alloc "huge" (malloc, mpi or osmp)' <<<"$err" || { echo "bad alloc not named: $err"; fail=1; }
+# osmp_alloc buffers, both libraries on them, results compared
+OSMP_SINGLE_COPY_MIN=0 mpirun -n 2 --oversubscribe "$bench" --mode side --check --alloc osmp --ops bcast,gather,alltoall \
+  --sizes 4K:8K --iters 5 --warmup 1 --rounds 1 --no-bound >"$tmp/alloc.txt" 2>&1 ||
+  { echo "--alloc osmp --check failed:"; cat "$tmp/alloc.txt"; fail=1; }
 for mode in osu b2b side; do
   mpirun -n 2 --oversubscribe "$bench" --mode $mode --ops barrier,allreduce --sizes 8:16 --iters 5 --warmup 1 --rounds 1 \
     --json "$tmp/$mode.json" >"$tmp/$mode.txt" 2>&1 || { echo "mode $mode failed:"; cat "$tmp/$mode.txt"; fail=1; continue; }
