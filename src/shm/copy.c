@@ -15,9 +15,13 @@
  * stay the address, so readers add their offsets to it as before and a reader
  * that cannot map falls back to CMA on the address itself. The memfd starts
  * with a header page that says where its owner mapped it, which turns the
- * address into an offset. A reader's cached mapping is checked against the
- * memfd's inode on every copy: a freed region whose descriptor number came back
- * for a new one is mapped again, never read stale.
+ * address into an offset. A reader's cached mapping stays valid while the
+ * header says the region is live: osmp_free marks it freed before it closes the
+ * descriptor, so a number that comes back for new memory is mapped again, never
+ * read stale (the owner's next publication orders the mark before the reader's
+ * look). A peer pid that a team starts to watch anew may be another process
+ * with a reused pid: its cached regions are dropped then (osmp__xmem_forget,
+ * from liveness.c). So a copy through a cached mapping makes no system call.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,13 +42,14 @@
 
 #define XMEM_HDR 4096u /* header page; keeps the user's block page aligned */
 #define XMEM_MAGIC 0x4f534d50786d656dull /* "OSMPxmem" */
+#define XMEM_FREED 0x4f534d5066726565ull /* "OSMPfree" */
 #define TAG_SHIFT 48
 #define ADDR_MASK ((1ull << TAG_SHIFT) - 1)
 #define MAX_TAGGED_FD 65534
 #define CACHE_SLOTS 16 /* peers' regions a process keeps mapped */
 
 struct xmem_hdr {
-    uint64_t magic;
+    osmp_atomic64_t magic; /* XMEM_MAGIC while the region is live, then XMEM_FREED */
     uint64_t base; /* where the owner mapped the memfd (header included) */
     uint64_t len;  /* bytes of the mapping, header included */
 };
@@ -64,8 +69,7 @@ static osmp_atomic32_t any_own; /* 0 until the first osmp_alloc: publishing skip
 struct peer_map {
     pid_t pid;
     int fd;
-    dev_t dev;
-    ino_t ino;
+    int stale; /* its pid may be another process now: never hit again */
     const char *map;
     size_t len;
     int users; /* copies reading it now: never unmapped under them */
@@ -97,9 +101,9 @@ int osmp_alloc(size_t bytes, void **ptr)
         return OSMP_ERR_NO_MEMORY;
     }
     struct xmem_hdr *h = p;
-    h->magic = XMEM_MAGIC;
     h->base = (uint64_t)(uintptr_t)p;
     h->len = len;
+    osmp__store_release(&h->magic, XMEM_MAGIC);
     pthread_mutex_lock(&own_lock);
     if (nown == capown) {
         int cap = capown ? 2 * capown : 16;
@@ -129,6 +133,7 @@ int osmp_free(void *ptr)
         struct own o = owns[i];
         owns[i] = owns[--nown];
         pthread_mutex_unlock(&own_lock);
+        osmp__store_release(&((struct xmem_hdr *)o.base)->magic, XMEM_FREED); /* readers' mappings see it */
         munmap((void *)o.base, o.len);
         close(o.fd);
         return OSMP_OK;
@@ -161,37 +166,44 @@ uint64_t osmp__expose(const void *p)
     return tagged;
 }
 
-/* The cached mapping of (pid, fd) if it is still the same file, else a new one
+static int live(const struct peer_map *c)
+{
+    return osmp__load_acquire(&((struct xmem_hdr *)(uintptr_t)c->map)->magic) == XMEM_MAGIC;
+}
+
+/* The cached mapping of (pid, fd) if its region is still live, else a new one
  * (evicting the least recently used idle slot). NULL: cannot map; the caller
  * falls back to CMA. */
 static struct peer_map *map_peer(pid_t pid, int fd)
 {
-    char path[64];
-    struct stat st;
-    snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
-    if (stat(path, &st) || !S_ISREG(st.st_mode) || (size_t)st.st_size < XMEM_HDR) return NULL;
     pthread_mutex_lock(&cache_lock);
     struct peer_map *e = NULL, *victim = NULL;
     for (int i = 0; i < CACHE_SLOTS; i++) {
         struct peer_map *c = &cache[i];
-        if (c->map && c->pid == pid && c->fd == fd && c->dev == st.st_dev && c->ino == st.st_ino) {
+        if (c->map && !c->stale && c->pid == pid && c->fd == fd && live(c)) {
             e = c;
             break;
         }
         if (!c->users && (!victim || !c->map || (victim->map && c->last < victim->last))) victim = c;
     }
     if (!e && victim) {
+        char path[64];
+        struct stat st;
+        snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
         int f = open(path, O_RDONLY | O_CLOEXEC);
-        void *m = f < 0 ? MAP_FAILED : mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, f, 0);
+        void *m = MAP_FAILED;
+        if (f >= 0 && fstat(f, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size >= XMEM_HDR)
+            m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, f, 0);
         if (f >= 0) close(f);
-        if (m != MAP_FAILED && ((const struct xmem_hdr *)m)->magic != XMEM_MAGIC) {
-            munmap(m, (size_t)st.st_size); /* some other memfd of the peer's */
-            m = MAP_FAILED;
-        }
         if (m != MAP_FAILED) {
             if (victim->map) munmap((void *)victim->map, victim->len);
-            *victim = (struct peer_map){pid, fd, st.st_dev, st.st_ino, m, (size_t)st.st_size, 0, 0};
-            e = victim;
+            *victim = (struct peer_map){pid, fd, 0, m, (size_t)st.st_size, 0, 0};
+            if (live(victim)) {
+                e = victim;
+            } else { /* some other memfd of the peer's */
+                munmap(m, (size_t)st.st_size);
+                victim->map = NULL;
+            }
         }
     }
     if (e) {
@@ -200,6 +212,22 @@ static struct peer_map *map_peer(pid_t pid, int fd)
     }
     pthread_mutex_unlock(&cache_lock);
     return e;
+}
+
+void osmp__xmem_forget(pid_t pid)
+{
+    pthread_mutex_lock(&cache_lock);
+    for (int i = 0; i < CACHE_SLOTS; i++) {
+        struct peer_map *c = &cache[i];
+        if (!c->map || c->pid != pid) continue;
+        if (c->users) {
+            c->stale = 1; /* a copy reads it now; the slot is reused later */
+        } else {
+            munmap((void *)c->map, c->len);
+            c->map = NULL;
+        }
+    }
+    pthread_mutex_unlock(&cache_lock);
 }
 
 static void unmap_peer(struct peer_map *e)

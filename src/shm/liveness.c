@@ -50,6 +50,7 @@ void osmp__live_watch(pid_t pid)
         }
         long fd = syscall(SYS_pidfd_open, pid, 0);
         table[nwatched++] = (struct watched){pid, fd >= 0 ? (int)fd : -1, 1};
+        osmp__xmem_forget(pid); /* a pid no team watched: maybe reused since we mapped its memory */
     }
 out:
     pthread_mutex_unlock(&lock);
