@@ -178,13 +178,16 @@ static struct peer_map *map_peer(pid_t pid, int fd)
 {
     pthread_mutex_lock(&cache_lock);
     struct peer_map *e = NULL, *victim = NULL;
+    uint64_t worth = UINT64_MAX; /* of the victim: an empty slot, then a dead mapping, then the least recent */
     for (int i = 0; i < CACHE_SLOTS; i++) {
         struct peer_map *c = &cache[i];
-        if (c->map && !c->stale && c->pid == pid && c->fd == fd && live(c)) {
+        int dead = c->map && (c->stale || !live(c));
+        if (c->map && !dead && c->pid == pid && c->fd == fd) {
             e = c;
             break;
         }
-        if (!c->users && (!victim || !c->map || (victim->map && c->last < victim->last))) victim = c;
+        uint64_t w = !c->map ? 0 : dead ? 1 : 2 + c->last;
+        if (!c->users && w < worth) victim = c, worth = w;
     }
     if (!e && victim) {
         char path[64];

@@ -16,7 +16,8 @@
  * buffers the reverse. Then the same with a team of two threads per process:
  * a thread reads its sibling's osmp_alloc memory with plain loads (the address
  * it was given carries the region's tag) and the other processes' through a
- * mapping. Also the argument checks of osmp_alloc and osmp_free.
+ * mapping. Also more regions than a reader keeps mapped, and the argument
+ * checks of osmp_alloc and osmp_free.
  * Exit status 0 when every check passed.
  */
 #define _GNU_SOURCE
@@ -235,6 +236,27 @@ int main(void)
         put(MODE_OSMP, first[1]);
         round_of(w, 2, MODE_OSMP, sizes[k], NULL);
     }
+    /* More regions than a reader keeps mapped (16): evicted ones are mapped again. */
+    enum { MANY = 40 };
+    unsigned char *many[MANY];
+    for (int i = 0; i < MANY; i++) many[i] = get(MODE_OSMP, 4096);
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < MANY; k++) {
+            int i = pass ? MANY - 1 - k : k, root = i % n;
+            for (size_t j = 0; j < 4096; j++) many[i][j] = me == root ? val(pass + 5, i, j) : 0;
+            struct osmp_copy_stats s0, s1;
+            osmp_copy_stats(&s0);
+            CHECK(osmp_bcast(w, many[i], 4096, OSMP_UINT8, root) == OSMP_OK, "bcast of region %d", i);
+            osmp_copy_stats(&s1);
+            for (size_t j = 0; j < 4096; j++)
+                if (many[i][j] != val(pass + 5, i, j)) {
+                    CHECK(0, "pass %d, bcast of region %d: byte %zu wrong", pass, i, j);
+                    break;
+                }
+            expect_path("bcast of one of many regions", MODE_OSMP, &s0, &s1, me != root);
+        }
+    for (int i = 0; i < MANY; i++) put(MODE_OSMP, many[i]);
+
     world = w;
     pthread_t th[2];
     for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, thread_main, (void *)(intptr_t)i);
