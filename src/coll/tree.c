@@ -240,6 +240,7 @@ int osmp__pass_init(struct osmp__pass *p, osmp__coll_t t, const struct osmp__arg
     p->nchunks = (a->count + p->per_chunk - 1) / p->per_chunk;
     p->first_slot = p->mini ? osmp__minis_take(t, p->nchunks) : osmp__slots_take(t, p->nchunks);
     p->base = osmp__phase(t);
+    p->exposed = p->from = 0;
     return OSMP_OK;
 }
 
@@ -281,9 +282,10 @@ int osmp__pass_up(const struct osmp__pass *p, size_t c, const char *in, char *ou
     return OSMP_OK;
 }
 
-/* Down step c: take the chunk from the parent's slot (the root has it in `buf`),
- * keep it, and pass it on through my own slot if I have children. Leaves
- * publish too: that tells the parent its slot is free again. */
+/* Down step c: take the chunk from the parent's slot, or its buffer where it
+ * exposed it (the root has it in `buf`), keep it, and pass it on through my own
+ * slot if I have children and did not expose mine. Leaves publish too: that
+ * tells the parent its slot is free again, or that they have read its chunk. */
 int osmp__pass_down(const struct osmp__pass *p, size_t c, char *buf)
 {
     struct osmp__mbox *m = &p->t->mb;
@@ -293,10 +295,16 @@ int osmp__pass_down(const struct osmp__pass *p, size_t c, char *buf)
     int slot = slot_of(p, c), parent = p->tree->parent;
     if (parent >= 0) {
         if (osmp__mb_wait_slot(m, parent, OSMP__DOWN, slot, s)) return m->failed;
-        memcpy(mine, osmp__mb_slot(m, parent, OSMP__DOWN, slot), n * p->esize);
+        if (p->from) {
+            const char *src = (const char *)(uintptr_t)p->from + off * p->esize;
+            if (osmp__copy_from(m->pids[parent], m->local[parent], mine, src, n * p->esize))
+                return osmp__mb_fail(m, OSMP_ERR_COPY); /* my children must not copy what I do not have */
+        } else {
+            memcpy(mine, osmp__mb_slot(m, parent, OSMP__DOWN, slot), n * p->esize);
+        }
         osmp__trace_copy(p->t, parent, p->t->rank, n * p->esize);
     }
-    if (p->tree->nchildren) {
+    if (p->tree->nchildren && !p->exposed) {
         char *dst = osmp__mb_claim(m, OSMP__DOWN, slot, p->tree->children, p->tree->nchildren, OSMP__DOWN, s);
         if (!dst) return m->failed;
         memcpy(dst, mine, n * p->esize);

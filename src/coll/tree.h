@@ -12,13 +12,18 @@ struct osmp__pass {
     size_t esize, count, per_chunk, nchunks; /* elements */
     int mini;                                /* the message fits and travels in a mini line */
     uint64_t first_slot;                     /* chunk c goes through slot (first_slot + c) % ring size */
+    /* Down passes that expose (bcast; 0 elsewhere): my buffer as my children
+     * read it in place instead of through my slots, and my parent's (0: I
+     * stage through my slots; my parent stages through its). */
+    uint64_t exposed, from;
 };
 
 /* The tree of a->radix rooted at a->root, the chunking, and a new phase. */
 int osmp__pass_init(struct osmp__pass *p, osmp__coll_t t, const struct osmp__args *a);
 /* Chunk c towards the root, combined with fn on the way (out: the root's result). */
 int osmp__pass_up(const struct osmp__pass *p, size_t c, const char *in, char *out, osmp__reduce_fn fn);
-/* Chunk c away from the root, into buf on every rank. */
+/* Chunk c away from the root, into buf on every rank: from the parent's slot,
+ * or from its buffer (p->from); passed on through my slot unless p->exposed. */
 int osmp__pass_down(const struct osmp__pass *p, size_t c, char *buf);
 
 #endif

@@ -166,6 +166,12 @@ uint64_t osmp__expose(const void *p)
     return tagged;
 }
 
+uint64_t osmp__expose_mapped(const void *p)
+{
+    uint64_t a = osmp__expose(p);
+    return a >> TAG_SHIFT ? a : 0;
+}
+
 static int live(const struct peer_map *c)
 {
     return osmp__load_acquire(&((struct xmem_hdr *)(uintptr_t)c->map)->magic) == XMEM_MAGIC;

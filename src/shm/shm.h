@@ -43,6 +43,9 @@ int osmp__copy_probe(pid_t pid, int same_process, void *dst, const void *src, si
  * 16 bits if it lies in one. Readers add offsets to it and pass it to
  * osmp__copy_from, never dereference it. */
 uint64_t osmp__expose(const void *p);
+/* The same if p lies in an osmp_alloc region (other processes can read it
+ * without CMA), else 0. */
+uint64_t osmp__expose_mapped(const void *p);
 /* Drop the mappings of osmp_alloc regions of process `pid` (a pid a team now
  * watches anew may belong to another process than when they were mapped). */
 void osmp__xmem_forget(pid_t pid);

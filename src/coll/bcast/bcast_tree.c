@@ -1,11 +1,22 @@
 /* Tree broadcast: down the plan's tree or the MST (a->radix), through the slots or by single copy. */
+#include <string.h>
+
 #include "coll/tree.h"
 
 int osmp__bcast_tree(osmp__coll_t t, const struct osmp__args *a);
 
 /*
- * Broadcast protocol:
- *   1. (pipelined) per chunk: down step from the root to the leaves.
+ * Broadcast protocol (pipelined, through the slots or exposed buffers):
+ *   1. (messages larger than a mini line) each rank with children tells them,
+ *      in a mini line of its own, whether they read its buffer in place (an
+ *      osmp_alloc buffer, or any buffer when they all run in its process) or
+ *      its slots, and learns the same from its parent. Each rank decides alone,
+ *      so no rank needs to know another's memory, and the line, like a slot, is
+ *      not rewritten before the children have read it (the chan's addr could
+ *      be: a parent that stages may be two calls ahead);
+ *   2. per chunk: down step from the root to the leaves (osmp__pass_down);
+ *   3. a rank that exposed its buffer returns once its children have published
+ *      the last chunk (they no longer read it).
  * Single copy (a->single_copy):
  *   1. the root exposes its buffer and publishes every chunk at once;
  *   2. each rank copies chunk by chunk straight from its parent's buffer, then
@@ -13,6 +24,30 @@ int osmp__bcast_tree(osmp__coll_t t, const struct osmp__args *a);
  *   3. a rank with children returns once they have all published the last chunk
  *      (they no longer read its buffer).
  */
+/* Step 1 of the pipelined broadcast: my buffer's address for my children (0:
+ * my slots) in a mini line of mine; my parent's in p->from. */
+static int modes(osmp__coll_t t, struct osmp__pass *p, const char *buf)
+{
+    struct osmp__mbox *m = &t->mb;
+    const struct osmp__tree *tr = p->tree;
+    int line = osmp__mini_slot(osmp__minis_take(t, 1));
+    uint64_t s = p->base + 1;
+    if (tr->nchildren) {
+        int all_local = 1;
+        for (int i = 0; i < tr->nchildren; i++) all_local &= m->local[tr->children[i]];
+        p->exposed = all_local ? osmp__expose(buf) : osmp__expose_mapped(buf);
+        char *mine = osmp__mb_claim(m, OSMP__DOWN, line, tr->children, tr->nchildren, OSMP__DOWN, s);
+        if (!mine) return m->failed;
+        memcpy(mine, &p->exposed, sizeof(p->exposed));
+        osmp__mb_publish_slot(m, OSMP__DOWN, line, s);
+    }
+    if (tr->parent >= 0) {
+        if (osmp__mb_wait_slot(m, tr->parent, OSMP__DOWN, line, s)) return m->failed;
+        memcpy(&p->from, osmp__mb_slot(m, tr->parent, OSMP__DOWN, line), sizeof(p->from));
+    }
+    return OSMP_OK;
+}
+
 int osmp__bcast_tree(osmp__coll_t t, const struct osmp__args *a)
 {
     struct osmp__mbox *m = &t->mb;
@@ -21,7 +56,10 @@ int osmp__bcast_tree(osmp__coll_t t, const struct osmp__args *a)
     int rc = osmp__pass_init(&p, t, a);
     if (rc) return rc;
     if (!a->single_copy) {
-        for (size_t c = 0; c < p.nchunks && !rc; c++) rc = osmp__pass_down(&p, c, buf); /* 1 */
+        if (!p.mini && (rc = modes(t, &p, buf))) return rc;                              /* 1 */
+        for (size_t c = 0; c < p.nchunks && !rc; c++) rc = osmp__pass_down(&p, c, buf); /* 2 */
+        for (int i = 0; !rc && p.exposed && i < p.tree->nchildren; i++)                    /* 3 */
+            if (osmp__mb_wait(m, p.tree->children[i], OSMP__DOWN, p.base + p.nchunks)) return m->failed;
         return rc;
     }
     osmp__mb_chan(m, t->rank, OSMP__DOWN)->addr = osmp__expose(buf);
