@@ -71,14 +71,15 @@ static int pipelined; /* --pipelined: OSMP_SINGLE_COPY_MIN at its default (4 MiB
 /* The copies from another process this call must have made on this rank: at
  * least `reads`, each through a mapping (MODE_OSMP) or CMA, and none the other
  * way. With --pipelined only the broadcast reads another process's memory
- * (also inside compositions: allgather as gather + bcast), and only an
- * osmp_alloc buffer (its pipelined tree reads an exposed parent's buffer in
- * place; anything else goes through the slots). */
+ * (also inside compositions: allgather as gather + bcast), and the direct
+ * gather's root (OSMP_GATHER_ALG=direct) from blocks of a chunk or more, and
+ * only from an osmp_alloc buffer (read in place where exposed; anything else
+ * goes through the slots). */
 static void expect_path(const char *what, int mode, const struct osmp_copy_stats *a,
                         const struct osmp_copy_stats *b, int reads)
 {
     uint64_t mapped = b->mapped - a->mapped, cma = b->cma - a->cma;
-    int bcast = strstr(what, "bcast") != NULL;
+    int bcast = strstr(what, "bcast") != NULL || strstr(what, "gather (exposed)") != NULL;
     if (pipelined && mode == MODE_MALLOC) {
         CHECK(mapped == 0 && cma == 0, "%s: %llu mapped, %llu CMA copies; want none (through the slots)", what,
               (unsigned long long)mapped, (unsigned long long)cma);
@@ -112,7 +113,10 @@ static void round_of(osmp_team_t w, int round, int mode, size_t bytes, void *kee
             }
         expect_path(what, mode, &s0, &s1, me != root && (!pipelined || bytes > 64));
 
-        snprintf(what, sizeof(what), "round %d gather %zu B root %d", round, bytes, root);
+        /* a direct gather's blocks of a chunk (32 KiB by default) or more are exposed, like bcast's buffers */
+        const char *g = getenv("OSMP_GATHER_ALG");
+        int gx = pipelined && bytes >= 32768 && g && !strcmp(g, "direct");
+        snprintf(what, sizeof(what), "round %d gather%s %zu B root %d", round, gx ? " (exposed)" : "", bytes, root);
         for (size_t i = 0; i < bytes; i++) in[i] = val(round, me, i);
         memset(out, 0, all);
         osmp_copy_stats(&s0);

@@ -26,7 +26,27 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a);
  *   2. the root (after the slot chunks) copies the block from where it is;
  *   3. the root publishes down base+1, and the senders return once it has (it
  *      has read them).
+ * Exposed (blocks of a chunk or more that single copy does not take): before
+ * step 1, each such sender says in a mini line of its own (step base+1)
+ * whether the root reads its block in place (an osmp_alloc buffer: no CMA) or
+ * through its slots; it decides alone, and the line is not rewritten before
+ * the root's down base+1. An exposing sender then does single copy's 3, and
+ * the root reads its block as in single copy's 2.
  */
+/* May rank's block of `bytes` be exposed? Both ends know the size. */
+static int exposable(osmp__coll_t t, size_t bytes)
+{
+    return !osmp__copy_once(t, bytes) && bytes >= t->mb.chunk;
+}
+
+/* The address rank r said the root reads its block at (0: its slots). */
+static uint64_t exposed_at(struct osmp__mbox *m, int r, uint64_t mini)
+{
+    uint64_t at;
+    memcpy(&at, osmp__mb_slot(m, r, OSMP__UP, osmp__mini_slot(mini)), sizeof(at));
+    return at;
+}
+
 /* A block that fits a mini line rides in the sender's next one (one line
  * transfer, and the sender may run ahead of the root); both ends know the
  * block's size. */
@@ -49,6 +69,14 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
             osmp__mb_publish(m, OSMP__UP, base + 1);      /* 1 */
             return osmp__mb_wait(m, root, OSMP__DOWN, base + 1); /* 3 */
         }
+        if (exposable(t, bytes)) { /* exposed */
+            uint64_t at = osmp__expose_mapped(a->in);
+            char *line = osmp__mb_claim(m, OSMP__UP, osmp__mini_slot(mini), &root, 1, OSMP__DOWN, base + 1);
+            if (!line) return m->failed;
+            memcpy(line, &at, sizeof(at));
+            osmp__mb_publish_slot(m, OSMP__UP, osmp__mini_slot(mini), base + 1);
+            if (at) return osmp__mb_wait(m, root, OSMP__DOWN, base + 1);
+        }
         for (size_t k = 0; k * chunk < bytes; k++) { /* 1 */
             uint64_t s = base + 1 + k;
             size_t off = k * chunk, n = bytes - off < chunk ? bytes - off : chunk;
@@ -67,15 +95,25 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
         osmp__trace_copy(t, me, me, a->count * e);
     }
     size_t most = 0; /* the largest block that comes through the slots */
+    int any_exposed = 0;
     for (int r = 0; r < t->size; r++) {
         size_t bytes = osmp__count_of(a, r) * e;
-        if (r != root && !osmp__copy_once(t, bytes) && bytes > most) most = bytes;
+        if (r == root || osmp__copy_once(t, bytes)) continue;
+        if (exposable(t, bytes)) {
+            if (osmp__mb_wait_slot(m, r, OSMP__UP, osmp__mini_slot(mini), base + 1)) return m->failed;
+            if (exposed_at(m, r, mini)) {
+                any_exposed = 1;
+                continue;
+            }
+        }
+        if (bytes > most) most = bytes;
     }
     for (size_t k = 0; k * chunk < most; k++) { /* 2 */
         uint64_t s = base + 1 + k;
         for (int r = 0; r < t->size; r++) {
             size_t bytes = osmp__count_of(a, r) * e, off = k * chunk;
             if (r == root || osmp__copy_once(t, bytes) || off >= bytes) continue;
+            if (exposable(t, bytes) && exposed_at(m, r, mini)) continue;
             int slot = slot_of(m, bytes, mini, first + k);
             if (osmp__mb_wait_slot(m, r, OSMP__UP, slot, s)) return m->failed;
             memcpy(out + osmp__displ_of(a, r) * e + off, osmp__mb_slot(m, r, OSMP__UP, slot),
@@ -84,11 +122,18 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
         }
         osmp__mb_publish(m, OSMP__UP, s);
     }
-    for (int r = 0; r < t->size; r++) { /* single copy 2 */
+    for (int r = 0; r < t->size; r++) { /* single copy 2, and exposed blocks */
         size_t bytes = osmp__count_of(a, r) * e;
-        if (r == root || !osmp__copy_once(t, bytes)) continue;
-        if (osmp__mb_wait(m, r, OSMP__UP, base + 1)) return m->failed;
-        const void *src = (const void *)(uintptr_t)osmp__mb_chan(m, r, OSMP__UP)->addr;
+        if (r == root) continue;
+        const void *src;
+        if (osmp__copy_once(t, bytes)) {
+            if (osmp__mb_wait(m, r, OSMP__UP, base + 1)) return m->failed;
+            src = (const void *)(uintptr_t)osmp__mb_chan(m, r, OSMP__UP)->addr;
+        } else if (any_exposed && exposable(t, bytes) && exposed_at(m, r, mini)) {
+            src = (const void *)(uintptr_t)exposed_at(m, r, mini);
+        } else {
+            continue;
+        }
         if (bytes && osmp__copy_from(m->pids[r], m->local[r], out + osmp__displ_of(a, r) * e, src, bytes))
             rc = OSMP_ERR_COPY;
         osmp__trace_copy(t, r, me, bytes);
