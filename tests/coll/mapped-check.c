@@ -71,15 +71,16 @@ static int pipelined; /* --pipelined: OSMP_SINGLE_COPY_MIN at its default (4 MiB
 /* The copies from another process this call must have made on this rank: at
  * least `reads`, each through a mapping (MODE_OSMP) or CMA, and none the other
  * way. With --pipelined only the broadcast reads another process's memory
- * (also inside compositions: allgather as gather + bcast), and the direct
- * gather's root (OSMP_GATHER_ALG=direct) from blocks of a chunk or more, and
- * only from an osmp_alloc buffer (read in place where exposed; anything else
+ * (also inside compositions: allgather as gather + bcast), the direct
+ * gather's root (OSMP_GATHER_ALG=direct) and the direct scatter's receivers
+ * (OSMP_SCATTER_ALG=direct) from blocks of a chunk or more, and only from an
+ * osmp_alloc buffer (read in place where exposed; anything else
  * goes through the slots). */
 static void expect_path(const char *what, int mode, const struct osmp_copy_stats *a,
                         const struct osmp_copy_stats *b, int reads)
 {
     uint64_t mapped = b->mapped - a->mapped, cma = b->cma - a->cma;
-    int bcast = strstr(what, "bcast") != NULL || strstr(what, "gather (exposed)") != NULL;
+    int bcast = strstr(what, "bcast") != NULL || strstr(what, "(exposed)") != NULL;
     if (pipelined && mode == MODE_MALLOC) {
         CHECK(mapped == 0 && cma == 0, "%s: %llu mapped, %llu CMA copies; want none (through the slots)", what,
               (unsigned long long)mapped, (unsigned long long)cma);
@@ -131,7 +132,9 @@ static void round_of(osmp_team_t w, int round, int mode, size_t bytes, void *kee
                 }
         expect_path(what, mode, &s0, &s1, me == root ? n - 1 : 0);
 
-        snprintf(what, sizeof(what), "round %d scatter %zu B root %d", round, bytes, root);
+        const char *sc = getenv("OSMP_SCATTER_ALG");
+        int sx = pipelined && bytes >= 32768 && sc && !strcmp(sc, "direct");
+        snprintf(what, sizeof(what), "round %d scatter%s %zu B root %d", round, sx ? " (exposed)" : "", bytes, root);
         for (size_t i = 0; i < all; i++) in[i] = val(round, (int)(i / bytes) + 7, i % bytes);
         memset(out, 0, bytes);
         osmp_copy_stats(&s0);

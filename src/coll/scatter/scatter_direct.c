@@ -23,6 +23,12 @@
  *   1. the root exposes its buffer and publishes;
  *   2. each rank copies its block from there and publishes;
  *   3. the root returns once every rank has published.
+ * Exposed (scatter blocks of a chunk or more that single copy does not take):
+ * before the slots, the root says in rank r's mini line (mini + r, as for
+ * small blocks) whether r reads its block in place (an osmp_alloc buffer: no
+ * CMA) or through the slots; the root decides alone. If in place, r copies its
+ * block from there and publishes base+1, and the root returns once every rank
+ * has, as in single copy's 2 and 3.
  */
 int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
 {
@@ -54,6 +60,34 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
     }
     uint64_t first = osmp__slots_take(t, (uint64_t)n);
     size_t B = a->count * e;
+    if (!a->vector && B >= chunk) { /* exposed */
+        uint64_t s = base + 1, mini = osmp__minis_take(t, (uint64_t)n), at;
+        if (me == root) {
+            at = osmp__expose_mapped(in);
+            for (int r = 0; r < n; r++) {
+                if (r == root) continue;
+                int slot = osmp__mini_slot(mini + (uint64_t)r);
+                char *line = osmp__mb_claim(m, OSMP__DOWN, slot, &r, 1, OSMP__DOWN, s);
+                if (!line) return m->failed;
+                memcpy(line, &at, sizeof(at));
+                osmp__mb_publish_slot(m, OSMP__DOWN, slot, s);
+            }
+            for (int r = 0; at && r < n; r++)
+                if (r != root && osmp__mb_wait(m, r, OSMP__DOWN, s)) return m->failed;
+            if (at) return OSMP_OK;
+        } else {
+            int slot = osmp__mini_slot(mini + (uint64_t)me);
+            if (osmp__mb_wait_slot(m, root, OSMP__DOWN, slot, s)) return m->failed;
+            memcpy(&at, osmp__mb_slot(m, root, OSMP__DOWN, slot), sizeof(at));
+            if (at) {
+                const char *src = (const char *)(uintptr_t)at + (size_t)me * B;
+                if (osmp__copy_from(m->pids[root], m->local[root], a->out, src, B)) rc = OSMP_ERR_COPY;
+                osmp__trace_copy(t, root, me, B);
+                osmp__mb_publish(m, OSMP__DOWN, s);
+                return rc;
+            }
+        }
+    }
     if (!a->vector && B <= OSMP_INLINE_MAX) {
         uint64_t s = base + 1, mini = osmp__minis_take(t, (uint64_t)n);
         if (me == root) {
