@@ -12,7 +12,8 @@
  * Rounds of bcast, gather and scatter at every root, allgather and alltoall,
  * with buffers from osmp_alloc, then from malloc, then from osmp_alloc again
  * (the first round's regions freed first, so their descriptors come back for
- * new memory: a reader's stale mapping must not be read). Each call's result is
+ * new memory: a reader's stale mapping must not be read), then from osmp_alloc
+ * on odd ranks and malloc on even ones (each rank decides for its own buffer). Each call's result is
  * checked exactly, and so is the path each participant's single copies took
  * (osmp_copy_stats): with osmp_alloc buffers every copy that must read another
  * process's block went through a mapping and none through CMA; with malloc
@@ -44,11 +45,12 @@ static int failures, me, n;
         }                                                                                                    \
     } while (0)
 
-enum { MODE_OSMP, MODE_MALLOC };
+enum { MODE_OSMP, MODE_MALLOC, MODE_MIXED }; /* MIXED: osmp_alloc on odd ranks, malloc on even ones */
 
 static void *get(int mode, size_t bytes)
 {
     void *p = NULL;
+    if (mode == MODE_MIXED) mode = me % 2 ? MODE_OSMP : MODE_MALLOC;
     if (mode == MODE_MALLOC) return malloc(bytes);
     int rc = osmp_alloc(bytes, &p);
     CHECK(rc == OSMP_OK && p, "osmp_alloc(%zu): %s", bytes, osmp_status_name(rc));
@@ -57,6 +59,7 @@ static void *get(int mode, size_t bytes)
 
 static void put(int mode, void *p)
 {
+    if (mode == MODE_MIXED) mode = me % 2 ? MODE_OSMP : MODE_MALLOC;
     if (mode == MODE_MALLOC) free(p);
     else CHECK(osmp_free(p) == OSMP_OK, "osmp_free of osmp_alloc's pointer");
 }
@@ -81,7 +84,9 @@ static void expect_path(const char *what, int mode, const struct osmp_copy_stats
 {
     uint64_t mapped = b->mapped - a->mapped, cma = b->cma - a->cma;
     int bcast = strstr(what, "bcast") != NULL || strstr(what, "(exposed)") != NULL;
-    if (pipelined && mode == MODE_MALLOC) {
+    if (mode == MODE_MIXED) { /* each rank's own choice, so the results are what counts */
+        if (pipelined) CHECK(cma == 0, "%s: %llu CMA copies; want none", what, (unsigned long long)cma);
+    } else if (pipelined && mode == MODE_MALLOC) {
         CHECK(mapped == 0 && cma == 0, "%s: %llu mapped, %llu CMA copies; want none (through the slots)", what,
               (unsigned long long)mapped, (unsigned long long)cma);
     } else if (pipelined && !bcast) {
@@ -266,6 +271,7 @@ int main(int argc, char **argv)
         put(MODE_OSMP, first[0]);
         put(MODE_OSMP, first[1]);
         round_of(w, 2, MODE_OSMP, sizes[k], NULL);
+        round_of(w, 3, MODE_MIXED, sizes[k], NULL);
     }
     /* More regions than a reader keeps mapped (16): evicted ones are mapped again. */
     enum { MANY = 40 };
