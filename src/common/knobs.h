@@ -16,7 +16,8 @@
                     "measured: this machine as osmp-probe --save measured it "                                \
                     "($XDG_CACHE_HOME/osmp/topology-HOST.xml, else ~/.cache/osmp/...); osmp-probe's XML of "   \
                     "this host counts as this machine (binding, the current core)")                           \
-    X(CHUNK_SIZE, "32768", "bytes per pipeline chunk in a participant's buffers (64 .. 16777216)")           \
+    X(CHUNK_SIZE, "auto", "bytes per pipeline chunk in a participant's buffers (64 .. 16777216), or auto: "  \
+                          "131072 for teams of up to 4 participants, 32768 for larger ones")                 \
     X(PIPELINE_DEPTH, "8", "chunks in flight per participant and direction (1 .. 64)")                      \
     X(SINGLE_COPY, "auto", "copy large data once from the source buffer: auto (CMA between processes, "     \
                            "loads between threads), cma, none")                                              \

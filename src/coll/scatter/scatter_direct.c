@@ -23,7 +23,8 @@
  *   1. the root exposes its buffer and publishes;
  *   2. each rank copies its block from there and publishes;
  *   3. the root returns once every rank has published.
- * Exposed (scatter blocks of a chunk or more that single copy does not take):
+ * Exposed (scatter blocks of a chunk or more that single copy does not take,
+ * teams of at most OSMP__MINI_SLOTS):
  * before the slots, the root says in rank r's mini line (mini + r, as for
  * small blocks) whether r reads its block in place (an osmp_alloc buffer: no
  * CMA) or through the slots; the root decides alone. If in place, r copies its
@@ -60,7 +61,10 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
     }
     uint64_t first = osmp__slots_take(t, (uint64_t)n);
     size_t B = a->count * e;
-    if (!a->vector && B >= chunk) { /* exposed */
+    /* (at most one mini line per receiver in a call: a receiver that stages
+     * frees its line only after its chunks, which the root writes after it
+     * has written every line) */
+    if (!a->vector && B >= chunk && n <= OSMP__MINI_SLOTS) { /* exposed */
         uint64_t s = base + 1, mini = osmp__minis_take(t, (uint64_t)n), at;
         if (me == root) {
             at = osmp__expose_mapped(in);
