@@ -128,9 +128,10 @@ static void report_knob(const char *why)
 static int read_shared_knobs(struct boot1 *b, const char *hierarchy, int size)
 {
     char err[200];
-    long chunk = strcmp(osmp__knob_str(OSMP_KNOB_CHUNK_SIZE), "auto") == 0
-                     ? (size <= OSMP__AUTO_CHUNK_TEAM ? 131072 : 32768)
-                     : osmp__knob_long(OSMP_KNOB_CHUNK_SIZE, 64, 16 << 20, err, sizeof(err));
+    const char *cs = osmp__knob_str(OSMP_KNOB_CHUNK_SIZE);
+    long chunk = strcmp(cs, "auto") == 0 ? (size <= OSMP__AUTO_CHUNK_TEAM ? 131072 : 32768)
+                                         : osmp__knob_long(OSMP_KNOB_CHUNK_SIZE, 64, 16 << 20, err, sizeof(err));
+    if (chunk < 0) snprintf(err, sizeof(err), "OSMP_CHUNK_SIZE=\"%s\" must be auto or an integer in 64..16777216", cs);
     long depth = chunk < 0 ? -1 : osmp__knob_long(OSMP_KNOB_PIPELINE_DEPTH, 1, OSMP__MAX_DEPTH, err, sizeof(err));
     long scmin = depth < 0 ? -1 : osmp__knob_long(OSMP_KNOB_SINGLE_COPY_MIN, 0, 1L << 40, err, sizeof(err));
     long scmin_threads =
