@@ -21,9 +21,11 @@ OSMP_BUILD_DIR=build-asan scripts/setup.sh -DOSMP_WERROR=ON -DOSMP_ASAN=ON -DOSM
 # k-ary small-chunk sweeps, 90-120 s each under ASan (the same algorithms and
 # chunk size run under ASan in the 9-rank sweep); MPICH's pseudo-node runs,
 # 30-50 s each because MPICH spins when oversubscribed (libosmp_mpich is the
-# same source as libosmp_mpi, whose pseudo-node runs stay).
+# same source as libosmp_mpi, whose pseudo-node runs stay); the 64-rank Milan
+# run and the 11-rank forced-direct run at the full level, 45-70 s each (the
+# 16-rank runs and the direct algorithms' other tests stay).
 (cd build-asan && ctest --output-on-failure -j"$(nproc)" \
-    -E "mpich-3-fortran|trace-forced-128-kunpeng-small-chunks|procs-8-(forced|kary)-small-chunks|mpi\.mpich-[0-9]+-pseudo")
+    -E "mpich-3-fortran|trace-forced-128-kunpeng-small-chunks|procs-8-(forced|kary)-small-chunks|mpi\.mpich-[0-9]+-pseudo|coll\.procs-64-milan|procs-11-direct-full")
 
 stage "TSan build, thread and runtime tests"
 OSMP_BUILD_DIR=build-tsan scripts/setup.sh -DOSMP_WERROR=ON -DOSMP_TSAN=ON -DCMAKE_BUILD_TYPE=Debug "$@"
