@@ -117,7 +117,7 @@ static void round_of(osmp_team_t w, int round, int mode, size_t bytes, void *kee
                 CHECK(0, "%s: byte %zu is %d, want %d", what, i, in[i], val(round, root, i));
                 break;
             }
-        expect_path(what, mode, &s0, &s1, me != root && (!pipelined || bytes > 64));
+        expect_path(what, mode, &s0, &s1, me != root && (!pipelined || bytes >= 4096)); /* OSMP__EXPOSE_MIN */
 
         /* a direct gather's blocks of a chunk (32 KiB by default) or more are exposed, like bcast's buffers */
         const char *g = getenv("OSMP_GATHER_ALG");

@@ -39,11 +39,12 @@ static int exposable(osmp__coll_t t, size_t bytes)
     return !osmp__copy_once(t, bytes) && bytes >= t->mb.chunk;
 }
 
-/* The address rank r said the root reads its block at (0: its slots). */
-static uint64_t exposed_at(struct osmp__mbox *m, int r, uint64_t mini)
+/* Where the root reads rank r's block of `bytes` in place (0: through r's
+ * slots, or by single copy). Only after r's mini line has been waited for. */
+static uint64_t exposed_at(osmp__coll_t t, int r, size_t bytes, uint64_t mini)
 {
-    uint64_t at;
-    memcpy(&at, osmp__mb_slot(m, r, OSMP__UP, osmp__mini_slot(mini)), sizeof(at));
+    uint64_t at = 0;
+    if (exposable(t, bytes)) memcpy(&at, osmp__mb_slot(&t->mb, r, OSMP__UP, osmp__mini_slot(mini)), sizeof(at));
     return at;
 }
 
@@ -95,25 +96,19 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
         osmp__trace_copy(t, me, me, a->count * e);
     }
     size_t most = 0; /* the largest block that comes through the slots */
-    int any_exposed = 0;
     for (int r = 0; r < t->size; r++) {
         size_t bytes = osmp__count_of(a, r) * e;
         if (r == root || osmp__copy_once(t, bytes)) continue;
-        if (exposable(t, bytes)) {
-            if (osmp__mb_wait_slot(m, r, OSMP__UP, osmp__mini_slot(mini), base + 1)) return m->failed;
-            if (exposed_at(m, r, mini)) {
-                any_exposed = 1;
-                continue;
-            }
-        }
-        if (bytes > most) most = bytes;
+        if (exposable(t, bytes) && osmp__mb_wait_slot(m, r, OSMP__UP, osmp__mini_slot(mini), base + 1))
+            return m->failed;
+        if (!exposed_at(t, r, bytes, mini) && bytes > most) most = bytes;
     }
     for (size_t k = 0; k * chunk < most; k++) { /* 2 */
         uint64_t s = base + 1 + k;
         for (int r = 0; r < t->size; r++) {
             size_t bytes = osmp__count_of(a, r) * e, off = k * chunk;
             if (r == root || osmp__copy_once(t, bytes) || off >= bytes) continue;
-            if (exposable(t, bytes) && exposed_at(m, r, mini)) continue;
+            if (exposed_at(t, r, bytes, mini)) continue;
             int slot = slot_of(m, bytes, mini, first + k);
             if (osmp__mb_wait_slot(m, r, OSMP__UP, slot, s)) return m->failed;
             memcpy(out + osmp__displ_of(a, r) * e + off, osmp__mb_slot(m, r, OSMP__UP, slot),
@@ -125,15 +120,14 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
     for (int r = 0; r < t->size; r++) { /* single copy 2, and exposed blocks */
         size_t bytes = osmp__count_of(a, r) * e;
         if (r == root) continue;
-        const void *src;
+        uint64_t at = exposed_at(t, r, bytes, mini);
         if (osmp__copy_once(t, bytes)) {
             if (osmp__mb_wait(m, r, OSMP__UP, base + 1)) return m->failed;
-            src = (const void *)(uintptr_t)osmp__mb_chan(m, r, OSMP__UP)->addr;
-        } else if (any_exposed && exposable(t, bytes) && exposed_at(m, r, mini)) {
-            src = (const void *)(uintptr_t)exposed_at(m, r, mini);
-        } else {
+            at = osmp__mb_chan(m, r, OSMP__UP)->addr;
+        } else if (!at) {
             continue;
         }
+        const void *src = (const void *)(uintptr_t)at;
         if (bytes && osmp__copy_from(m->pids[r], m->local[r], out + osmp__displ_of(a, r) * e, src, bytes))
             rc = OSMP_ERR_COPY;
         osmp__trace_copy(t, r, me, bytes);
