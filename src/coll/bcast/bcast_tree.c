@@ -25,8 +25,8 @@ int osmp__bcast_tree(osmp__coll_t t, const struct osmp__args *a);
  *      (they no longer read its buffer).
  */
 /* Below this the handshake of step 1 costs more than the copy it may save:
- * with 2 processes here it took a 64 B - 1 KiB bcast from 0.22-0.30 us to
- * 0.24-0.40 us, and did not show from 4 KiB up (README "Mappable memory"). */
+ * with 2 processes here it took a 64 B bcast from 0.65-0.76x Open MPI to
+ * 0.81-0.94x, 1 KiB from 0.43-0.46x to 0.52-0.60x (README "Mappable memory"). */
 #define OSMP__EXPOSE_MIN 4096
 
 /* Step 1 of the pipelined broadcast: my buffer's address for my children (0:
