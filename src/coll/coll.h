@@ -132,6 +132,7 @@ static inline uint64_t osmp__phase_only(osmp__coll_t t)
 {
     uint64_t base = t->step;
     t->step += OSMP__PHASE_STEPS;
+    t->mb.call_base = base;
     return base;
 }
 
@@ -156,6 +157,7 @@ static inline uint64_t osmp__phase(osmp__coll_t t)
     }
     uint64_t base = t->step;
     t->step += OSMP__PHASE_STEPS;
+    t->mb.call_base = base;
     return base;
 }
 

@@ -9,15 +9,18 @@
 
 #include "mpi/osmp_mpi.h"
 
-/* Data movement runs on OSMP inside one node; bytes must fit the views. */
-static struct osmp__mpi_comm *movement_state(MPI_Comm comm, osmp_coll_t c, long bytes)
+/* Data movement runs on OSMP inside one node (s: the communicator's state, or
+ * NULL when it goes to MPI anyway); the views hold nblocks blocks of `block`
+ * bytes (block < 0: a datatype of no size), which must fit an int. The tune
+ * table's bytes are one block, as osmp-bench counts them (bcast: the message). */
+static struct osmp__mpi_comm *movement_ok(struct osmp__mpi_comm *s, osmp_coll_t c, long block, int nblocks)
 {
-    if (bytes < 0 || bytes > INT_MAX) return (void)osmp__mpi_pass(c, bytes < 0 ? R_DTYPE : R_COUNT_LIMIT), NULL;
-    struct osmp__mpi_comm *s = osmp__mpi_state(comm, c);
-    if (s && s->multinode && c == OSMP_COLL_ALLTOALL) return (void)osmp__mpi_pass(c, R_MULTINODE), NULL;
-    /* The table's bytes are one rank's block, as osmp-bench counts them; bytes here is all blocks but for bcast. */
-    if (s && osmp__mpi_tuned_to_mpi(c, c == OSMP_COLL_BCAST ? bytes : bytes / s->size, s->size))
-        return (void)osmp__mpi_pass(c, R_TUNED), NULL;
+    if (!s) return NULL;
+    long total;
+    if (block < 0 || __builtin_mul_overflow(block, (long)nblocks, &total) || total > INT_MAX)
+        return (void)osmp__mpi_pass(c, block < 0 ? R_DTYPE : R_COUNT_LIMIT), NULL;
+    if (s->multinode && c == OSMP_COLL_ALLTOALL) return (void)osmp__mpi_pass(c, R_MULTINODE), NULL;
+    if (osmp__mpi_tuned_to_mpi(c, block, s->size)) return (void)osmp__mpi_pass(c, R_TUNED), NULL;
     return s;
 }
 
@@ -48,7 +51,7 @@ EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c
 {
     OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Bcast);
     long bytes = osmp__mpi_bytes(dt, count);
-    struct osmp__mpi_comm *s = movement_state(comm, OSMP_COLL_BCAST, bytes);
+    struct osmp__mpi_comm *s = movement_ok(osmp__mpi_state(comm, OSMP_COLL_BCAST), OSMP_COLL_BCAST, bytes, 1);
     if (!s || root < 0 || root >= s->size) return PMPI_Bcast(buf, count, dt, root, comm);
     if (!bytes) return osmp__mpi_done(s, OSMP_COLL_BCAST, OSMP_OK);
     void *v;
@@ -117,14 +120,13 @@ static void close_views(struct side *in, struct side *out, int ok, MPI_Comm comm
 static int rooted(osmp_coll_t c, const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
                   MPI_Datatype rdt, int root, MPI_Comm comm)
 {
-    int rank, size, gather = c == OSMP_COLL_GATHER;
-    PMPI_Comm_rank(comm, &rank);
-    PMPI_Comm_size(comm, &size);
-    int at_root = rank == root, in_pl = at_root && (gather ? sendbuf : recvbuf) == MPI_IN_PLACE;
+    struct osmp__mpi_comm *s = osmp__mpi_state(comm, c);
+    if (!s) return USE_MPI;
+    int size = s->size, gather = c == OSMP_COLL_GATHER;
+    int at_root = s->rank == root, in_pl = at_root && (gather ? sendbuf : recvbuf) == MPI_IN_PLACE;
     /* One block as this rank describes it: by the root's vector type at the root, by its own side elsewhere. */
     long block = at_root == gather ? osmp__mpi_bytes(rdt, rcount) : osmp__mpi_bytes(sdt, scount);
-    struct osmp__mpi_comm *s = movement_state(comm, c, block < 0 ? -1 : block * size);
-    if (!s || root < 0 || root >= size) return USE_MPI;
+    if (!movement_ok(s, c, block, size) || root < 0 || root >= size) return USE_MPI;
     if (!block) return osmp__mpi_done(s, c, OSMP_OK); /* every rank has no bytes */
     /* Counts of the root's vector are only read at the root (elsewhere they may be anything). */
     struct side in, out;
@@ -152,12 +154,12 @@ static int rooted(osmp_coll_t c, const void *sendbuf, int scount, MPI_Datatype s
 static int everyone(osmp_coll_t c, const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
                     MPI_Datatype rdt, MPI_Comm comm)
 {
-    int size, in_pl = sendbuf == MPI_IN_PLACE;
-    PMPI_Comm_size(comm, &size);
+    struct osmp__mpi_comm *s = osmp__mpi_state(comm, c);
+    if (!s) return USE_MPI;
+    int size = s->size, in_pl = sendbuf == MPI_IN_PLACE;
     int sent = c == OSMP_COLL_ALLTOALL ? size : 1; /* blocks each rank sends */
     long block = osmp__mpi_bytes(rdt, rcount);
-    struct osmp__mpi_comm *s = movement_state(comm, c, block < 0 ? -1 : block * size);
-    if (!s) return USE_MPI;
+    if (!movement_ok(s, c, block, size)) return USE_MPI;
     if (!block) return osmp__mpi_done(s, c, OSMP_OK); /* every rank has no bytes */
     struct side in = {sendbuf, in_pl ? 0 : scount * sent, sdt, in_pl ? -1 : block * sent, NULL};
     struct side out = {recvbuf, rcount * size, rdt, block * size, NULL};

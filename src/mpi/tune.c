@@ -224,9 +224,34 @@ int osmp__mpi_tuned_to_mpi(osmp_coll_t c, long bytes, int size)
         pthread_mutex_unlock(&load_lock);
     }
     if (!any_mpi) return 0;
+    /* A program calls one operation at one size over and over: the band of
+     * sizes around the last answer (for this communicator size) gives the same
+     * answer without the walk over the rules. */
+    static OSMP_MPI_TLS struct {
+        int size; /* 0: nothing cached */
+        int to_mpi;
+        long lo, hi;
+    } last[OSMP_COLL_COUNT];
+    if (last[c].size == size && bytes >= last[c].lo && bytes <= last[c].hi) return last[c].to_mpi;
+    /* The band: the matching rule's, less the ranges of the earlier rules that
+     * apply to this size (bytes lies outside each of them). */
+    long lo = LONG_MIN, hi = LONG_MAX;
+    int to_mpi = 0;
     for (int k = 0; k < nrules[c]; k++) {
         const struct rule *r = &rules[c][k];
-        if (size <= r->max_ranks && bytes >= r->lo && bytes <= r->hi) return r->to_mpi;
+        if (size > r->max_ranks) continue;
+        if (bytes >= r->lo && bytes <= r->hi) {
+            to_mpi = r->to_mpi;
+            if (r->lo > lo) lo = r->lo;
+            if (r->hi < hi) hi = r->hi;
+            break;
+        }
+        if (bytes < r->lo && r->lo - 1 < hi) hi = r->lo - 1;
+        if (bytes > r->hi && r->hi + 1 > lo) lo = r->hi + 1;
     }
-    return 0;
+    last[c].size = size;
+    last[c].to_mpi = to_mpi;
+    last[c].lo = lo;
+    last[c].hi = hi;
+    return to_mpi;
 }

@@ -95,18 +95,50 @@ void osmp__mb_publish(struct osmp__mbox *m, int dir, uint64_t step)
     osmp__publish(&r->chan[dir].seq, &r->wake[dir].waiters, step);
 }
 
+static int consumes(const struct osmp__slot_rec *rec, int c)
+{
+    for (int i = 0; i < rec->nconsumers; i++)
+        if (rec->consumers[i] == c) return 1;
+    return 0;
+}
+
+/*
+ * Hysteresis for the mini lines. An owner that runs ahead (a root's eager
+ * broadcasts, senders of a gather: a benchmark's calls back to back) finds its
+ * ring full at every call, and would wait for each slot's reader to free just
+ * that slot: one transfer of the reader's counter line, and of the line the
+ * reader polls next, per message. Waiting instead until the reader has consumed
+ * the message written half a ring ago frees half the ring at once, so the next
+ * claims find their slots free in `seen` and load no line of the reader's. Only
+ * a message of an earlier call qualifies: that call published every message it
+ * claimed, so the reader can consume it without anything more from this
+ * participant (no deadlock). Returns that slot's record, or NULL.
+ */
+static const struct osmp__slot_rec *half_ring_later(const struct osmp__mbox *m, int dir, int slot,
+                                                    const struct osmp__slot_rec *rec)
+{
+    int i = (OSMP__SLOT_MINI(0) - slot + OSMP__MINI_SLOTS / 2) % OSMP__MINI_SLOTS;
+    const struct osmp__slot_rec *l = &m->mini_rec[dir][i];
+    if (!rec->written || !l->written || l->dir != rec->dir || !osmp__seq_reached(m->call_base, l->seq) ||
+        osmp__seq_reached(rec->seq, l->seq))
+        return NULL;
+    return l;
+}
+
 char *osmp__mb_claim(struct osmp__mbox *m, int dir, int slot, const int *consumers, int n, int signal_dir,
                      uint64_t signal_step)
 {
     struct osmp__slot_rec *rec = slot >= 0                    ? &m->rec[dir][slot]
                                  : slot == OSMP__SLOT_INLINE ? &m->rec[dir][m->depth]
                                                              : &m->mini_rec[dir][OSMP__SLOT_MINI(0) - slot];
+    const struct osmp__slot_rec *later = OSMP__IS_MINI(slot) ? half_ring_later(m, dir, slot, rec) : NULL;
     for (int i = 0; rec->written && i < rec->nconsumers; i++) {
         int c = rec->consumers[i];
         uint64_t *seen = &m->seen[(size_t)rec->dir * (size_t)m->size + (size_t)c];
         if (osmp__seq_reached(*seen, rec->seq)) continue;
-        if (osmp__mb_wait(m, c, rec->dir, rec->seq)) return NULL;
-        *seen = osmp__load_acquire(&osmp__mb_chan(m, c, rec->dir)->seq); /* at least rec->seq */
+        uint64_t want = later && consumes(later, c) ? later->seq : rec->seq;
+        if (osmp__mb_wait(m, c, rec->dir, want)) return NULL;
+        *seen = osmp__load_acquire(&osmp__mb_chan(m, c, rec->dir)->seq); /* at least want */
     }
     rec->written = 1;
     rec->seq = signal_step;

@@ -118,6 +118,9 @@ struct osmp__mbox {
      * reached, so that a claim whose consumers are known to be done loads no
      * line of theirs (counters only grow). */
     uint64_t *seen;
+    /* The current call's phase (coll.h osmp__phase): every step of an earlier
+     * call is below it, and so published, as a call publishes what it claims. */
+    uint64_t call_base;
 };
 
 /* Bytes of one region for these ring dimensions, rounded up to whole pages. */

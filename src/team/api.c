@@ -17,8 +17,8 @@
 /* Element size, or 0 when dtype is unknown or count * size * nblocks overflows. */
 static size_t esize_of(osmp_dtype_t dtype, size_t count, size_t nblocks)
 {
-    size_t e = osmp_dtype_size(dtype);
-    if (!e || (count && (SIZE_MAX / e / count) < nblocks)) return 0;
+    size_t e = osmp_dtype_size(dtype), total; /* (no division: it costs more than the rest of a small call's checks) */
+    if (!e || __builtin_mul_overflow(e, count, &total) || __builtin_mul_overflow(total, nblocks, &total)) return 0;
     return e;
 }
 
