@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# osmp-bench and bench/compare: --help exits 0 and explains every option, a bad
+# osmp-bench, bench/compare and bench/ab: --help exits 0 and explains every option, a bad
 # option is named (exit 2), and each mode runs and writes the JSON fields
 # bench/compare reads.
 #   bench-cli.sh OSMP_BENCH SOURCE_DIR
@@ -42,5 +42,29 @@ for o in -n --modes --runs --mpi --hog --quick --placement --help --ops; do
 done
 err=$("$src/bench/compare" --frobnicate 2>&1); rc=$?
 [ "$rc" = 2 ] && grep -q 'unknown option "--frobnicate"' <<<"$err" || { echo "compare bad option: $rc $err"; fail=1; }
+# bench/ab: options explained, bad input named, and a run of the build against itself prints each
+# (operation, size) once with the three medians and ratios near 1 (the same library twice).
+build=$(dirname "$bench")
+help=$("$src/bench/ab" --help); rc=$?
+[ "$rc" = 0 ] || { echo "bench/ab --help: exit $rc"; fail=1; }
+for o in --base --build --mpi -n --runs --stat; do
+  grep -q -- "^  $o" <<<"$help" || { echo "bench/ab --help does not explain $o"; fail=1; }
+done
+err=$("$src/bench/ab" --build "$build" 2>&1); rc=$?
+[ "$rc" = 2 ] && grep -q 'required: --base' <<<"$err" || { echo "ab without --base: $rc $err"; fail=1; }
+err=$("$src/bench/ab" --build "$build" --base "$tmp/none" 2>&1); rc=$?
+[ "$rc" = 2 ] && grep -q -- "--base $tmp/none: no libosmp_mpi" <<<"$err" || { echo "ab bad --base: $rc $err"; fail=1; }
+err=$("$src/bench/ab" --build "$build" --base "$build" -- --mode side 2>&1); rc=$?
+[ "$rc" = 2 ] && grep -q 'mode "side": osu or b2b' <<<"$err" || { echo "ab side mode: $rc $err"; fail=1; }
+if [ -e "$build/libosmp_mpi.so" ] && command -v mpirun >/dev/null; then
+  "$src/bench/ab" --build "$build" --base "$build" --runs 1 -n 2 -- --mode b2b --ops barrier,allreduce --sizes 8 \
+    --iters 20 --warmup 2 --rounds 1 >"$tmp/ab.txt" 2>&1 || { echo "bench/ab run failed:"; cat "$tmp/ab.txt"; fail=1; }
+  python3 - "$tmp/ab.txt" <<'PY' || fail=1
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l.split()[:1] in (["barrier"], ["allreduce"])]
+assert [(r[0], r[1]) for r in rows] == [("allreduce", "8"), ("barrier", "0")], rows
+assert all(len(r) == 8 and all(float(x) > 0 for x in r[2:]) for r in rows), rows
+PY
+fi
 [ $fail = 0 ] && echo "bench-cli: ok"
 exit $fail
