@@ -1,12 +1,14 @@
 /*
  * The shm layer's security properties (internal API, src/shm/shm.h): segment
  * names, modes, refusing segments that are not exactly ours, reaping names of
- * dead creators only.
+ * dead creators only; a reused pid never served from a dead process's mapping.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <signal.h>
+#include <stdint.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -14,6 +16,8 @@
 
 #include "shm/shm.h"
 #include "test.h"
+
+#define REGION_BYTES 65536
 
 static int exists(const char *name)
 {
@@ -125,10 +129,120 @@ static void test_reap(void)
     if (root) shm_unlink(foreign);
 }
 
+/* A child that allocates mappable memory (osmp_alloc) filled with `fill`,
+ * sends its published address, waits for a byte on *go_fd, and dies without
+ * freeing it (a process that crashed, or exited with the region in use). */
+static pid_t region_child(char fill, int *go_fd, uint64_t *addr, uint64_t clear)
+{
+    int up[2], down[2];
+    if (pipe(up) || pipe(down)) return -1;
+    pid_t p = fork();
+    if (p == 0) {
+        close(up[0]);
+        close(down[1]);
+        void *m = NULL;
+        uint64_t a = 0;
+        /* Free where the parent's mapping of a region published at `clear` sits
+         * in this copy of its address space, so that this region lands there. */
+        if (clear) munmap((void *)(uintptr_t)((clear & ((UINT64_C(1) << 48) - 1)) - 4096), REGION_BYTES + 4096);
+        if (osmp_alloc(REGION_BYTES, &m) == OSMP_OK) {
+            memset(m, fill, REGION_BYTES);
+            a = osmp__expose(m);
+        }
+        char c;
+        if (write(up[1], &a, sizeof(a)) != (ssize_t)sizeof(a) || read(down[0], &c, 1) != 1) _exit(1);
+        _exit(0);
+    }
+    close(up[1]);
+    close(down[0]);
+    *addr = 0;
+    if (p < 0 || read(up[0], addr, sizeof(*addr)) != (ssize_t)sizeof(*addr)) *addr = 0;
+    close(up[0]);
+    *go_fd = down[1];
+    return p;
+}
+
+static void end_child(pid_t p, int go_fd)
+{
+    char c = 1;
+    if (write(go_fd, &c, 1) != 1) kill(p, SIGKILL);
+    close(go_fd);
+    waitpid(p, NULL, 0);
+}
+
+/* Copy a peer's region as a collective does and check every byte is `fill`,
+ * through the mapping (osmp_copy_stats: one more mapped copy, no CMA). */
+static void check_copy(pid_t p, uint64_t a, char fill)
+{
+    static char buf[REGION_BYTES];
+    struct osmp_copy_stats before, after;
+    osmp_copy_stats(&before);
+    memset(buf, 0, sizeof(buf));
+    CHECK_INT(osmp__copy_from(p, 0, buf, (const void *)(uintptr_t)a, REGION_BYTES), 0);
+    osmp_copy_stats(&after);
+    size_t wrong = 0;
+    for (size_t i = 0; i < sizeof(buf); i++) wrong += buf[i] != fill;
+    CHECK_INT(wrong, 0);
+    CHECK_INT(after.mapped - before.mapped, 1);
+    CHECK_INT(after.cma - before.cma, 0);
+}
+
+/* Next fork's pid: the kernel hands out ns_last_pid + 1 (root only). */
+static int set_last_pid(pid_t p)
+{
+    FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "w");
+    if (!f) return -1;
+    int ok = fprintf(f, "%d", (int)p) > 0;
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/*
+ * A reader keeps peers' mappings by (pid, descriptor) and uses one while its
+ * region's header says live. A process that dies without freeing leaves that
+ * header live in the reader's mapping; a new process with the same pid then
+ * publishes its own region at the same descriptor (and, forked from the same
+ * parent, the same address). A team that starts to watch the pid drops the
+ * mappings (osmp__live_watch -> osmp__xmem_forget): the copy must read the new
+ * process's bytes, not the dead one's.
+ */
+static void test_pid_reuse(void)
+{
+    int go_a, go_b = -1;
+    uint64_t a1, a2;
+    pid_t pa = region_child('A', &go_a, &a1, 0);
+    CHECK(pa > 0 && a1 >> 48); /* a tagged (mappable) address */
+    if (pa <= 0 || !(a1 >> 48)) return;
+    osmp__live_watch(pa); /* as a team does */
+    check_copy(pa, a1, 'A');
+    osmp__live_unwatch(pa);
+    end_child(pa, go_a);
+    pid_t pb = -1;
+    for (int tries = 0; tries < 200 && pb != pa; tries++) { /* another fork may take the pid first */
+        if (pb > 0) end_child(pb, go_b);
+        if (set_last_pid(pa - 1)) {
+            printf("test-shm: pid reuse not checked: /proc/sys/kernel/ns_last_pid is not writable here\n");
+            return;
+        }
+        pb = region_child('B', &go_b, &a2, a1);
+        if (pb <= 0) break;
+    }
+    CHECK_INT(pb, pa);
+    if (pb != pa) {
+        if (pb > 0) end_child(pb, go_b);
+        return;
+    }
+    CHECK_INT(a2, a1); /* same descriptor, same address: only the forget tells them apart */
+    osmp__live_watch(pb);
+    check_copy(pb, a2, 'B');
+    osmp__live_unwatch(pb);
+    end_child(pb, go_b);
+}
+
 int main(void)
 {
     test_create();
     test_attach_refuses();
     test_reap();
+    test_pid_reuse();
     return TEST_EXIT();
 }
