@@ -125,6 +125,23 @@ static const struct osmp__slot_rec *half_ring_later(const struct osmp__mbox *m, 
     return l;
 }
 
+/* Pauses between two polls of a counter that must advance by many steps. */
+#define FAR_PAUSES 32
+
+/* Wait for a step many publications ahead (half a ring, above): poll rarely,
+ * so that the owner's publications meanwhile find its counter line in its own
+ * cache instead of pulling it back from this poller's at every one. The usual
+ * wait (yields, sleep, liveness) once the spin budget is spent. */
+static int wait_far(struct osmp__mbox *m, int rank, int dir, uint64_t step)
+{
+    osmp_atomic64_t *ctr = &osmp__mb_chan(m, rank, dir)->seq;
+    for (long i = 0; i < m->wait.spin; i += FAR_PAUSES) {
+        if (osmp__seq_reached(osmp__load_acquire(ctr), step)) return OSMP_OK;
+        for (int k = 0; k < FAR_PAUSES; k++) osmp__cpu_relax();
+    }
+    return osmp__mb_wait(m, rank, dir, step);
+}
+
 char *osmp__mb_claim(struct osmp__mbox *m, int dir, int slot, const int *consumers, int n, int signal_dir,
                      uint64_t signal_step)
 {
@@ -136,9 +153,9 @@ char *osmp__mb_claim(struct osmp__mbox *m, int dir, int slot, const int *consume
         int c = rec->consumers[i];
         uint64_t *seen = &m->seen[(size_t)rec->dir * (size_t)m->size + (size_t)c];
         if (osmp__seq_reached(*seen, rec->seq)) continue;
-        uint64_t want = later && consumes(later, c) ? later->seq : rec->seq;
-        if (osmp__mb_wait(m, c, rec->dir, want)) return NULL;
-        *seen = osmp__load_acquire(&osmp__mb_chan(m, c, rec->dir)->seq); /* at least want */
+        int far = later && consumes(later, c);
+        if (far ? wait_far(m, c, rec->dir, later->seq) : osmp__mb_wait(m, c, rec->dir, rec->seq)) return NULL;
+        *seen = osmp__load_acquire(&osmp__mb_chan(m, c, rec->dir)->seq); /* at least what was waited for */
     }
     rec->written = 1;
     rec->seq = signal_step;
