@@ -489,10 +489,8 @@ struct osmp__mpi_comm *osmp__mpi_state(MPI_Comm comm, osmp_coll_t c)
  * whose handler has already run. An OSMP failure (a peer lost, no memory) goes
  * to the communicator's error handler, as MPI's own failures do: by default the
  * job aborts, with MPI_ERRORS_RETURN the caller gets the code. */
-int osmp__mpi_done(struct osmp__mpi_comm *s, osmp_coll_t c, int rc)
+int osmp__mpi_failed(struct osmp__mpi_comm *s, osmp_coll_t c, int rc)
 {
-    osmp__store_relaxed(&s->on_osmp[c], osmp__load_relaxed(&s->on_osmp[c]) + 1); /* one writer per comm */
-    if (rc >= 0) return rc;
     int who = -1, why = OSMP_OK, culprit = -1;
     if (s->team) osmp_team_failure(s->team, &who, &why);
     for (int r = 0; who >= 0 && r < s->size; r++) /* the team's rank as a rank of comm */

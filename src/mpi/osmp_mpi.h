@@ -98,7 +98,12 @@ struct osmp__mpi_comm *osmp__mpi_state(MPI_Comm comm, osmp_coll_t c);
 /* Count a call that goes to MPI; print its reason once. Returns 0 (use PMPI). */
 int osmp__mpi_pass(osmp_coll_t c, enum osmp__mpi_reason r);
 /* Count a call that ran on OSMP; an OSMP failure goes to the communicator's error handler. */
-int osmp__mpi_done(struct osmp__mpi_comm *s, osmp_coll_t c, int rc);
+int osmp__mpi_failed(struct osmp__mpi_comm *s, osmp_coll_t c, int rc);
+static inline int osmp__mpi_done(struct osmp__mpi_comm *s, osmp_coll_t c, int rc)
+{
+    osmp__store_relaxed(&s->on_osmp[c], osmp__load_relaxed(&s->on_osmp[c]) + 1); /* one writer per comm */
+    return __builtin_expect(rc >= 0, 1) ? rc : osmp__mpi_failed(s, c, rc);
+}
 
 /* 1 when the program runs the other MPI library than this build's (checked
  * once, by the running library's version string). */
@@ -133,7 +138,20 @@ static inline const void *osmp__mpi_in_place(const void *buf)
 /* 1 when the tune table (OSMP_TUNE_FILE or the built-in one) sends call c on
  * a communicator of `size` ranks with `bytes` (osmp-bench's size: see tune.c)
  * to MPI. Loads the table at the first call. */
-int osmp__mpi_tuned_to_mpi(osmp_coll_t c, long bytes, int size);
+int osmp__mpi_tuned_slow(osmp_coll_t c, long bytes, int size);
+/* A program calls one operation at one size over and over: the band of sizes
+ * around this thread's last answer per operation (for that communicator size)
+ * gives the same answer inline. size 0: nothing cached. */
+struct osmp__mpi_band {
+    int size, to_mpi;
+    long lo, hi;
+};
+extern OSMP_MPI_TLS struct osmp__mpi_band osmp__mpi_band[OSMP_COLL_COUNT];
+static inline int osmp__mpi_tuned_to_mpi(osmp_coll_t c, long bytes, int size)
+{
+    const struct osmp__mpi_band *b = &osmp__mpi_band[c];
+    return b->size == size && bytes >= b->lo && bytes <= b->hi ? b->to_mpi : osmp__mpi_tuned_slow(c, bytes, size);
+}
 
 /* ---------------------------------------------------------------- profile.c, map.c */
 
@@ -154,19 +172,49 @@ void osmp__mpi_profile_request_free(MPI_Request req);
 /* ---------------------------------------------------------------- types.c */
 
 void osmp__mpi_types_init(void);
-/* Size of a datatype that moves as plain bytes (predefined, contiguous), or -1. */
-int osmp__mpi_plain_size(MPI_Datatype dt);
+/* Size of a datatype that moves as plain bytes (predefined, contiguous), or -1.
+ * A call asks about its datatypes three or four times (bytes, views) and a
+ * program moves one or two types over and over: the thread's last predefined
+ * one is answered inline (only predefined handles: a freed derived type's
+ * handle may come back for another type). */
+extern OSMP_MPI_TLS MPI_Datatype osmp__mpi_last_dt;
+extern OSMP_MPI_TLS int osmp__mpi_last_size; /* 0: none yet */
+int osmp__mpi_plain_size_slow(MPI_Datatype dt);
+static inline int osmp__mpi_plain_size(MPI_Datatype dt)
+{
+    return osmp__mpi_last_size && dt == osmp__mpi_last_dt ? osmp__mpi_last_size : osmp__mpi_plain_size_slow(dt);
+}
 /* The OSMP datatype of a predefined MPI datatype that reduces on OSMP, and the
  * operations MPI defines on it (a bit per osmp_op_t); -1 if none. */
 int osmp__mpi_dtype(MPI_Datatype dt, osmp_dtype_t *out, unsigned *ops);
 /* The OSMP operation of op; -1 if MPI must answer (user op, MAXLOC, a pair MPI does not define). */
 int osmp__mpi_op(MPI_Op op, unsigned ops, osmp_op_t *out);
 /* Bytes of count elements of dt, -1 if MPI would reject them. */
-long osmp__mpi_bytes(MPI_Datatype dt, int count);
-/* A contiguous view of count elements of dt at buf (see types.c); OSMP_OK or OSMP_ERR_NO_MEMORY. */
-int osmp__mpi_view(const void *buf, int count, MPI_Datatype dt, long bytes, int pack, MPI_Comm comm, void **v);
-/* Unpack a view into buf (if `unpack`) and free it. */
-void osmp__mpi_unview(void *v, void *buf, int count, MPI_Datatype dt, long bytes, int unpack, MPI_Comm comm);
+long osmp__mpi_bytes_slow(MPI_Datatype dt, int count);
+static inline long osmp__mpi_bytes(MPI_Datatype dt, int count)
+{
+    int size = osmp__mpi_plain_size(dt);
+    return size > 0 && count >= 0 ? (long)size * count : osmp__mpi_bytes_slow(dt, count);
+}
+/* A contiguous view of count elements of dt at buf, in *v: buf itself for a
+ * plain datatype or no bytes at all (a NULL buffer with a zero count is valid
+ * MPI); else a buffer of its own, packed from buf if `pack` (types.c). OSMP_OK
+ * or OSMP_ERR_NO_MEMORY. */
+int osmp__mpi_view_packed(const void *buf, int count, MPI_Datatype dt, long bytes, int pack, MPI_Comm comm, void **v);
+static inline int osmp__mpi_view(const void *buf, int count, MPI_Datatype dt, long bytes, int pack, MPI_Comm comm,
+                                 void **v)
+{
+    *v = (void *)(uintptr_t)buf;
+    if (bytes == 0 || osmp__mpi_plain_size(dt) > 0) return OSMP_OK;
+    return osmp__mpi_view_packed(buf, count, dt, bytes, pack, comm, v);
+}
+/* Unpack a view into buf (if `unpack`) and free it; nothing for a view that is buf itself. */
+void osmp__mpi_unview_packed(void *v, void *buf, int count, MPI_Datatype dt, long bytes, int unpack, MPI_Comm comm);
+static inline void osmp__mpi_unview(void *v, void *buf, int count, MPI_Datatype dt, long bytes, int unpack,
+                                    MPI_Comm comm)
+{
+    if (v != buf && v) osmp__mpi_unview_packed(v, buf, count, dt, bytes, unpack, comm);
+}
 
 /* The vector side of a v-variant: n blocks of counts[r] elements of dt at
  * buf + displs[r] * extent, as OSMP byte counts bc and displacements bd over a

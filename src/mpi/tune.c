@@ -213,7 +213,9 @@ static void load(void)
 
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int osmp__mpi_tuned_to_mpi(osmp_coll_t c, long bytes, int size)
+OSMP_MPI_TLS struct osmp__mpi_band osmp__mpi_band[OSMP_COLL_COUNT];
+
+int osmp__mpi_tuned_slow(osmp_coll_t c, long bytes, int size)
 {
     if (__builtin_expect(!osmp__load32(&loaded), 0)) {
         pthread_mutex_lock(&load_lock);
@@ -223,21 +225,11 @@ int osmp__mpi_tuned_to_mpi(osmp_coll_t c, long bytes, int size)
         }
         pthread_mutex_unlock(&load_lock);
     }
-    if (!any_mpi) return 0;
-    /* A program calls one operation at one size over and over: the band of
-     * sizes around the last answer (for this communicator size) gives the same
-     * answer without the walk over the rules. */
-    static OSMP_MPI_TLS struct {
-        int size; /* 0: nothing cached */
-        int to_mpi;
-        long lo, hi;
-    } last[OSMP_COLL_COUNT];
-    if (last[c].size == size && bytes >= last[c].lo && bytes <= last[c].hi) return last[c].to_mpi;
-    /* The band: the matching rule's, less the ranges of the earlier rules that
-     * apply to this size (bytes lies outside each of them). */
+    /* The band (osmp_mpi.h): the matching rule's, less the ranges of the
+     * earlier rules that apply to this size (bytes lies outside each of them). */
     long lo = LONG_MIN, hi = LONG_MAX;
     int to_mpi = 0;
-    for (int k = 0; k < nrules[c]; k++) {
+    for (int k = 0; any_mpi && k < nrules[c]; k++) {
         const struct rule *r = &rules[c][k];
         if (size > r->max_ranks) continue;
         if (bytes >= r->lo && bytes <= r->hi) {
@@ -249,9 +241,6 @@ int osmp__mpi_tuned_to_mpi(osmp_coll_t c, long bytes, int size)
         if (bytes < r->lo && r->lo - 1 < hi) hi = r->lo - 1;
         if (bytes > r->hi && r->hi + 1 > lo) lo = r->hi + 1;
     }
-    last[c].size = size;
-    last[c].to_mpi = to_mpi;
-    last[c].lo = lo;
-    last[c].hi = hi;
+    osmp__mpi_band[c] = (struct osmp__mpi_band){size, to_mpi, lo, hi};
     return to_mpi;
 }

@@ -105,11 +105,18 @@ static int find_known(MPI_Datatype dt)
     return -1;
 }
 
-int osmp__mpi_plain_size(MPI_Datatype dt)
+OSMP_MPI_TLS MPI_Datatype osmp__mpi_last_dt;
+OSMP_MPI_TLS int osmp__mpi_last_size;
+
+int osmp__mpi_plain_size_slow(MPI_Datatype dt)
 {
     osmp__mpi_setup();
     int i = find_known(dt);
-    if (i >= 0) return known[i].size;
+    if (i >= 0) {
+        osmp__mpi_last_dt = dt;
+        osmp__mpi_last_size = known[i].size;
+        return known[i].size;
+    }
     /* Contiguous means: no lower bound, no holes, and the next element starts
      * right after this one. The pair types (MPI_DOUBLE_INT, ...) are named but
      * have holes and an extent above their size; both extents are checked. */
@@ -151,7 +158,7 @@ int osmp__mpi_op(MPI_Op op, unsigned ops, osmp_op_t *out)
 
 /* ---------------------------------------------------------------- views */
 
-long osmp__mpi_bytes(MPI_Datatype dt, int count)
+long osmp__mpi_bytes_slow(MPI_Datatype dt, int count)
 {
     int size = osmp__mpi_plain_size(dt);
     if (count < 0 || (size < 0 && (dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS))) return -1;
@@ -182,22 +189,17 @@ static void pack(const void *buf, int count, MPI_Datatype dt, void *v, long byte
     if (shifted != MPI_DATATYPE_NULL) PMPI_Type_free(&shifted);
 }
 
-/* A contiguous view of count elements of dt at buf, in *v: buf itself for a
- * plain datatype or no bytes at all (a NULL buffer with a zero count is valid
- * MPI); else a buffer of its own, packed from buf if `pack_it`. OSMP_OK, or
- * OSMP_ERR_NO_MEMORY. */
-int osmp__mpi_view(const void *buf, int count, MPI_Datatype dt, long bytes, int pack_it, MPI_Comm comm, void **v)
+/* The view of a datatype that is not plain (osmp_mpi.h): a buffer of its own. */
+int osmp__mpi_view_packed(const void *buf, int count, MPI_Datatype dt, long bytes, int pack_it, MPI_Comm comm,
+                          void **v)
 {
-    *v = (void *)(uintptr_t)buf;
-    if (bytes == 0 || osmp__mpi_plain_size(dt) > 0) return OSMP_OK;
     if (!(*v = malloc((size_t)bytes))) return OSMP_ERR_NO_MEMORY;
     if (pack_it) pack(buf, count, dt, *v, bytes, 0, comm);
     return OSMP_OK;
 }
 
-void osmp__mpi_unview(void *v, void *buf, int count, MPI_Datatype dt, long bytes, int unpack, MPI_Comm comm)
+void osmp__mpi_unview_packed(void *v, void *buf, int count, MPI_Datatype dt, long bytes, int unpack, MPI_Comm comm)
 {
-    if (v == buf || !v) return;
     if (unpack) pack(buf, count, dt, v, bytes, 1, comm);
     free(v);
 }
