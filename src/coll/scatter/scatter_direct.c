@@ -14,8 +14,10 @@
  *   1. the root puts chunk c of block r in its down slot and publishes;
  *   2. rank r copies it out and publishes (the slot is free again).
  * Blocks of scatter (not scatterv, where a receiver knows only its own count)
- * that fit a mini line: rank r's goes in the root's mini line mini + r
- * (mini moving on by n every call), so the root may run ahead of slow readers:
+ * that fit a mini line: rank r's goes in the root's mini line mini + i, i
+ * its index among the receivers (mini moving on by n - 1 every call: the ring
+ * holds 64 / (n - 1) calls, 64 for a pair), so the root may run ahead of slow
+ * readers as an MPI library's eager sends let it:
  *   1. the root writes each block into its line and publishes base+1 there;
  *   2. each rank copies its block from its line and publishes base+1.
  * Single copy (scatter only: a scatterv receiver does not know where its block
@@ -25,12 +27,18 @@
  *   3. the root returns once every rank has published.
  * Exposed (scatter blocks of a chunk or more that single copy does not take,
  * teams of at most OSMP__MINI_SLOTS):
- * before the slots, the root says in rank r's mini line (mini + r, as for
+ * before the slots, the root says in rank r's mini line (mini + i, as for
  * small blocks) whether r reads its block in place (an osmp_alloc buffer: no
  * CMA) or through the slots; the root decides alone. If in place, r copies its
  * block from there and publishes base+1, and the root returns once every rank
  * has, as in single copy's 2 and 3.
  */
+/* Receiver r's mini line of this call: the root has none of its own. */
+static int mini_of(uint64_t mini, int r, int root)
+{
+    return osmp__mini_slot(mini + (uint64_t)(r - (r > root)));
+}
+
 int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
 {
     struct osmp__mbox *m = &t->mb;
@@ -65,12 +73,12 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
      * frees its line only after its chunks, which the root writes after it
      * has written every line) */
     if (!a->vector && B >= chunk && n <= OSMP__MINI_SLOTS) { /* exposed */
-        uint64_t s = base + 1, mini = osmp__minis_take(t, (uint64_t)n), at;
+        uint64_t s = base + 1, mini = osmp__minis_take(t, (uint64_t)n - 1), at;
         if (me == root) {
             at = osmp__expose_mapped(in);
             for (int r = 0; r < n; r++) {
                 if (r == root) continue;
-                int slot = osmp__mini_slot(mini + (uint64_t)r);
+                int slot = mini_of(mini, r, root);
                 char *line = osmp__mb_claim(m, OSMP__DOWN, slot, &r, 1, OSMP__DOWN, s);
                 if (!line) return m->failed;
                 memcpy(line, &at, sizeof(at));
@@ -80,7 +88,7 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
                 if (r != root && osmp__mb_wait(m, r, OSMP__DOWN, s)) return m->failed;
             if (at) return OSMP_OK;
         } else {
-            int slot = osmp__mini_slot(mini + (uint64_t)me);
+            int slot = mini_of(mini, me, root);
             if (osmp__mb_wait_slot(m, root, OSMP__DOWN, slot, s)) return m->failed;
             memcpy(&at, osmp__mb_slot(m, root, OSMP__DOWN, slot), sizeof(at));
             if (at) {
@@ -93,11 +101,11 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
         }
     }
     if (!a->vector && B <= OSMP_INLINE_MAX) {
-        uint64_t s = base + 1, mini = osmp__minis_take(t, (uint64_t)n);
+        uint64_t s = base + 1, mini = osmp__minis_take(t, (uint64_t)n - 1);
         if (me == root) {
             for (int r = 0; r < n; r++) { /* 1 */
                 if (r == root) continue;
-                int slot = osmp__mini_slot(mini + (uint64_t)r);
+                int slot = mini_of(mini, r, root);
                 char *line = osmp__mb_claim(m, OSMP__DOWN, slot, &r, 1, OSMP__DOWN, s);
                 if (!line) return m->failed;
                 memcpy(line, in + (size_t)r * B, B);
@@ -106,7 +114,7 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
             }
             return OSMP_OK;
         }
-        int slot = osmp__mini_slot(mini + (uint64_t)me);
+        int slot = mini_of(mini, me, root);
         if (osmp__mb_wait_slot(m, root, OSMP__DOWN, slot, s)) return m->failed; /* 2 */
         memcpy(a->out, osmp__mb_slot(m, root, OSMP__DOWN, slot), B);
         osmp__trace_copy(t, root, me, B);
