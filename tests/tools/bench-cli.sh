@@ -43,7 +43,8 @@ done
 err=$("$src/bench/compare" --frobnicate 2>&1); rc=$?
 [ "$rc" = 2 ] && grep -q 'unknown option "--frobnicate"' <<<"$err" || { echo "compare bad option: $rc $err"; fail=1; }
 # bench/ab: options explained, bad input named, and a run of the build against itself prints each
-# (operation, size) once with the three medians and ratios near 1 (the same library twice).
+# (operation, size) once with the three medians and their ratios (not checked near 1: ctest runs other
+# tests beside it).
 build=$(dirname "$bench")
 help=$("$src/bench/ab" --help); rc=$?
 [ "$rc" = 0 ] || { echo "bench/ab --help: exit $rc"; fail=1; }
@@ -63,7 +64,8 @@ if [ -e "$build/libosmp_mpi.so" ] && command -v mpirun >/dev/null; then
 import sys
 rows = [l.split() for l in open(sys.argv[1]) if l.split()[:1] in (["barrier"], ["allreduce"])]
 assert [(r[0], r[1]) for r in rows] == [("allreduce", "8"), ("barrier", "0")], rows
-assert all(len(r) == 8 and all(float(x) > 0 for x in r[2:]) for r in rows), rows
+# three latencies, then three ratios (printed to 2 decimals: a busy machine can make one 0.00)
+assert all(len(r) == 8 and all(float(x) > 0 for x in r[2:5]) and all(float(x) >= 0 for x in r[5:]) for r in rows), rows
 PY
 fi
 [ $fail = 0 ] && echo "bench-cli: ok"
