@@ -155,10 +155,7 @@ static inline uint64_t osmp__phase(osmp__coll_t t)
         t->owed = 0;
         osmp__mb_publish(&t->mb, t->owed_dir, t->owed_step);
     }
-    uint64_t base = t->step;
-    t->step += OSMP__PHASE_STEPS;
-    t->mb.call_base = base;
-    return base;
+    return osmp__phase_only(t);
 }
 
 /* The first of k ring slots for this call: a call starts after the slots of

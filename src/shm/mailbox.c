@@ -45,17 +45,18 @@ static int peer_check(void *ctx)
     return OSMP_ERR_PEER_LOST;
 }
 
-static int wait_on(struct osmp__mbox *m, int rank, int dir, osmp_atomic64_t *ctr, uint64_t step)
+static int wait_on(struct osmp__mbox *m, int rank, int dir, osmp_atomic64_t *ctr, uint64_t step,
+                   const struct osmp__wait_policy *policy)
 {
     struct peer_wait w = {m, rank, 0};
-    int rc = osmp__wait_reached(ctr, &osmp__mb_region(m, rank)->wake[dir].waiters, step, &m->wait, peer_check, &w);
+    int rc = osmp__wait_reached(ctr, &osmp__mb_region(m, rank)->wake[dir].waiters, step, policy, peer_check, &w);
     if (rc) m->failed = rc;
     return rc;
 }
 
 int osmp__mb_wait(struct osmp__mbox *m, int rank, int dir, uint64_t step)
 {
-    return wait_on(m, rank, dir, &osmp__mb_chan(m, rank, dir)->seq, step);
+    return wait_on(m, rank, dir, &osmp__mb_chan(m, rank, dir)->seq, step, &m->wait);
 }
 
 /* A sleeper on a mini line counts itself on its direction's wake line, as one
@@ -63,7 +64,8 @@ int osmp__mb_wait(struct osmp__mbox *m, int rank, int dir, uint64_t step)
 int osmp__mb_wait_slot(struct osmp__mbox *m, int rank, int dir, int slot, uint64_t step)
 {
     if (!OSMP__IS_MINI(slot)) return osmp__mb_wait(m, rank, dir, step);
-    return wait_on(m, rank, dir, &osmp__mb_region(m, rank)->mini[dir][OSMP__SLOT_MINI(0) - slot].seq, step);
+    return wait_on(m, rank, dir, &osmp__mb_region(m, rank)->mini[dir][OSMP__SLOT_MINI(0) - slot].seq, step,
+                   &m->wait);
 }
 
 void osmp__mb_publish_slot(struct osmp__mbox *m, int dir, int slot, uint64_t step)
@@ -130,16 +132,13 @@ static const struct osmp__slot_rec *half_ring_later(const struct osmp__mbox *m, 
 
 /* Wait for a step many publications ahead (half a ring, above): poll rarely,
  * so that the owner's publications meanwhile find its counter line in its own
- * cache instead of pulling it back from this poller's at every one. The usual
- * wait (yields, sleep, liveness) once the spin budget is spent. */
+ * cache instead of pulling it back from this poller's at every one. The spin
+ * budget is the same in time; then the usual yields, sleep and liveness. */
 static int wait_far(struct osmp__mbox *m, int rank, int dir, uint64_t step)
 {
-    osmp_atomic64_t *ctr = &osmp__mb_chan(m, rank, dir)->seq;
-    for (long i = 0; i < m->wait.spin; i += FAR_PAUSES) {
-        if (osmp__seq_reached(osmp__load_acquire(ctr), step)) return OSMP_OK;
-        for (int k = 0; k < FAR_PAUSES; k++) osmp__cpu_relax();
-    }
-    return osmp__mb_wait(m, rank, dir, step);
+    struct osmp__wait_policy far = m->wait;
+    far.pauses = FAR_PAUSES;
+    return wait_on(m, rank, dir, &osmp__mb_chan(m, rank, dir)->seq, step, &far);
 }
 
 char *osmp__mb_claim(struct osmp__mbox *m, int dir, int slot, const int *consumers, int n, int signal_dir,
@@ -148,11 +147,11 @@ char *osmp__mb_claim(struct osmp__mbox *m, int dir, int slot, const int *consume
     struct osmp__slot_rec *rec = slot >= 0                    ? &m->rec[dir][slot]
                                  : slot == OSMP__SLOT_INLINE ? &m->rec[dir][m->depth]
                                                              : &m->mini_rec[dir][OSMP__SLOT_MINI(0) - slot];
-    const struct osmp__slot_rec *later = OSMP__IS_MINI(slot) ? half_ring_later(m, dir, slot, rec) : NULL;
     for (int i = 0; rec->written && i < rec->nconsumers; i++) {
         int c = rec->consumers[i];
         uint64_t *seen = &m->seen[(size_t)rec->dir * (size_t)m->size + (size_t)c];
-        if (osmp__seq_reached(*seen, rec->seq)) continue;
+        if (osmp__seq_reached(*seen, rec->seq)) continue; /* the usual case: nothing to wait for */
+        const struct osmp__slot_rec *later = OSMP__IS_MINI(slot) ? half_ring_later(m, dir, slot, rec) : NULL;
         int far = later && consumes(later, c);
         if (far ? wait_far(m, c, rec->dir, later->seq) : osmp__mb_wait(m, c, rec->dir, rec->seq)) return NULL;
         *seen = osmp__load_acquire(&osmp__mb_chan(m, c, rec->dir)->seq); /* at least what was waited for */

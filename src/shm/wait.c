@@ -27,9 +27,10 @@ static uint32_t *low_half(osmp_atomic64_t *ctr)
 int osmp__wait_reached(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t target,
                        const struct osmp__wait_policy *policy, osmp__wait_check_fn check, void *ctx)
 {
-    for (long i = 0; i < policy->spin; i++) {
+    long pauses = policy->pauses > 1 ? policy->pauses : 1;
+    for (long i = 0; i < policy->spin; i += pauses) {
         if (osmp__seq_reached(osmp__load_acquire(ctr), target)) return OSMP_OK;
-        osmp__cpu_relax();
+        for (long k = 0; k < pauses; k++) osmp__cpu_relax();
     }
     for (long i = 0; i < policy->yields; i++) {
         if (osmp__seq_reached(osmp__load_acquire(ctr), target)) return OSMP_OK;

@@ -5,8 +5,9 @@
 #include "common/atomic.h"
 
 struct osmp__wait_policy {
-    long spin;   /* polls before yielding */
+    long spin;   /* polls before yielding (pauses, when a poll is followed by more than one) */
     long yields; /* sched_yield calls before sleeping */
+    long pauses; /* CPU pauses after each poll while spinning; 0 or 1: one */
 };
 
 /* Asked about once per millisecond while a waiter sleeps: OSMP_OK to go on

@@ -699,7 +699,7 @@ static struct osmp__rv *run_rv;
 static size_t run_rv_bytes;
 static int run_rank;
 static int64_t run_deadline;
-static struct osmp__wait_policy run_wait = {50, 2000};
+static struct osmp__wait_policy run_wait = {50, 2000, 1};
 
 static int run_allgather(void *ctx, const void *send, void *recv, size_t len)
 {

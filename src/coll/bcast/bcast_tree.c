@@ -61,7 +61,7 @@ int osmp__bcast_tree(osmp__coll_t t, const struct osmp__args *a)
     int rc = osmp__pass_init(&p, t, a);
     if (rc) return rc;
     if (!a->single_copy) {
-        if (a->count * a->esize >= OSMP__EXPOSE_MIN && (rc = modes(t, &p, buf))) return rc;                              /* 1 */
+        if (a->count * a->esize >= OSMP__EXPOSE_MIN && (rc = modes(t, &p, buf))) return rc; /* 1 */
         for (size_t c = 0; c < p.nchunks && !rc; c++) rc = osmp__pass_down(&p, c, buf); /* 2 */
         for (int i = 0; !rc && p.exposed && i < p.tree->nchildren; i++)                    /* 3 */
             if (osmp__mb_wait(m, p.tree->children[i], OSMP__DOWN, p.base + p.nchunks)) return m->failed;
