@@ -108,7 +108,7 @@ struct osmp__coll {
      * the start of its next phase, unless that call's own publication implies it. */
     int owed, owed_dir;
     uint64_t owed_step;
-    uint64_t direct_calls; /* inline direct allreduces so far: their line alternates UP, DOWN */
+    uint64_t direct_calls; /* direct reductions so far: their line alternates UP, DOWN */
     int single_copy;        /* every pair can copy from the other's buffers */
     size_t single_copy_min; /* blocks from this size are copied once, where single copy works */
     /* Per collective, size class and single copy (0/1): the algorithm to run,
@@ -140,7 +140,7 @@ static inline uint64_t osmp__phase_only(osmp__coll_t t)
  * your line" publication at the end of a call costs a fence that waits for the
  * line to leave the readers' caches; owed, it is made at the start of the next
  * call (osmp__phase), or never, when that call is one whose own publications
- * imply it (the inline direct allreduce: osmp__phase_only). step must exceed
+ * imply it (the direct reductions: osmp__phase_only). step must exceed
  * every step published on dir so far and stay below the next phase. */
 static inline void osmp__owe(osmp__coll_t t, int dir, uint64_t step)
 {
@@ -281,6 +281,12 @@ void osmp__trees_free(osmp__coll_t t);
 
 /* Algorithms that other collectives compose (each in its own <op>_<alg>.c). */
 int osmp__allreduce_direct(osmp__coll_t t, const struct osmp__args *a);
+/* The direct reductions (allreduce/allreduce_direct.c): whether a call whose
+ * vector has vector_bytes, of which each rank folds fold_bytes, runs direct on
+ * this team; and the run, each rank folding a->count elements from element lo
+ * of everyone's vector into a->out. */
+int osmp__direct_fits(osmp__coll_t t, size_t vector_bytes, size_t fold_bytes);
+int osmp__direct_fold(osmp__coll_t t, const struct osmp__args *a, size_t vector_bytes, size_t lo);
 int osmp__allreduce_sliced(osmp__coll_t t, const struct osmp__args *a);
 /* The sliced reductions' per-team slicings (allreduce/allreduce_sliced.c). */
 void osmp__slicings_free(osmp__coll_t t);

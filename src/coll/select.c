@@ -84,6 +84,8 @@ static const struct {
     /* Large blocks: every rank adds its contribution to one block per step, all
      * at once, where one reduce per block runs the blocks one after another. */
     {OSMP_COLL_REDUCE_SCATTER_BLOCK, LARGE, ANY_SHAPE, "ring", 0},
+    /* Small blocks on small flat teams: one hop, as allreduce direct. */
+    {OSMP_COLL_REDUCE_SCATTER_BLOCK, INLINE | MEDIUM, FLAT_SMALL, "direct", 0},
     {OSMP_COLL_REDUCE_SCATTER_BLOCK, ANY_SIZE, ANY_SHAPE, "reduces", 0},
     /* Several top domains: spread the cross-domain reads over the rounds. */
     {OSMP_COLL_ALLTOALL, ANY_SIZE, HIER, "distance", 0},

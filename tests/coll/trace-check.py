@@ -120,6 +120,21 @@ def case_reduce_scatter_opteron(tools):
     check("auto chose the ring", c["alg"] == "ring", c["alg"])
 
 
+def case_reduce_scatter_direct(tools):
+    # Six ranks of one package (a flat team): small blocks take one hop, every
+    # rank reading its block of each other rank's vector (line: 6 x 8 B; slot:
+    # 6 x 200 B); large blocks take the ring.
+    cores = "0,1,2,3,4,5"
+    for b in (8, 200):
+        c = run_case(tools, OPTERON48, cores, "reduce_scatter_block", b)
+        check(f"{b} B blocks: auto chose direct", c["alg"] == "direct", c["alg"])
+        check(f"{b} B blocks: every rank receives its block from the 5 others once",
+              all(v == 5 * b for v in c["received"]), c["received"])
+        check(f"{b} B blocks: every rank reads from the 5 others", c["sources"] == [5] * 6, c["sources"])
+    c = run_case(tools, OPTERON48, cores, "reduce_scatter_block", 65540)
+    check("64 KiB + 4 B blocks: auto chose the ring", c["alg"] == "ring", c["alg"])
+
+
 def case_allreduce_opteron(tools):
     c = run_case(tools, OPTERON48, CROSS48, "allreduce", MIB)
     check("1 MiB allreduce moves at most 16 MiB across packages", c["cross"]["package"] <= 16 * MIB,
@@ -193,6 +208,7 @@ CASES = {
     "hierarchy-per-op": case_hierarchy_per_op,
     "allgather-opteron48": case_allgather_opteron,
     "reduce_scatter-opteron48": case_reduce_scatter_opteron,
+    "reduce_scatter-direct": case_reduce_scatter_direct,
     "allreduce-opteron48": case_allreduce_opteron,
     "gather-opteron48": case_gather_opteron,
 }

@@ -3,7 +3,9 @@
  * slot). It trades the tree's second hop, and sliced's, for more readers per
  * line and a whole vector folded on every rank, which pays while the team is
  * small and so is the vector (selection: flat teams up to 16 ranks, inline and
- * medium sizes; OSMP__DIRECT_READ_MAX bounds what one rank reads).
+ * medium sizes; OSMP__DIRECT_READ_MAX bounds what one rank reads). The same
+ * protocol serves reduce_scatter_block's direct algorithm, each rank folding
+ * its own block of everyone's vector.
  */
 #include <string.h>
 
@@ -12,50 +14,52 @@
 int osmp__allreduce_tree(osmp__coll_t t, const struct osmp__args *a);
 
 /*
- * Direct allreduce protocol (the vector fits the mailbox line, or a slot with
- * at most OSMP__DIRECT_READ_MAX bytes to read per rank; larger medium ones run
- * flat, large ones sliced).
+ * Direct reduction protocol (allreduce: every rank folds the whole vector;
+ * reduce_scatter_block: rank i folds block i of everyone's n blocks). The
+ * vector fits the mailbox line, or a slot with at most OSMP__DIRECT_READ_MAX
+ * bytes to read per rank (osmp__direct_fits); the callers run another
+ * algorithm otherwise.
  * Call k of the team writes line d = k % 2 (the UP mailbox, then the DOWN one,
  * alternating), so that no call waits for the readers of its own line; a
  * vector beyond the line goes in the next ring slot of mailbox d instead
  * (osmp__slots_take), guarded by line d's counter all the same:
  *   1. claim line d (slot): its last content has been read once every peer has
  *      published the call after it (in line 1-d) or the "done" it owes (step 5);
- *   2. write my vector into line d (slot), publish step s on line d;
- *   3. for r = 0 .. n-1 in this order, wait for r's line d at s and fold its
- *      vector in (the same order on every rank: bitwise identical results),
- *      into the output for a slot's vector (the inputs are all in the slots,
- *      mine too, so an in-place output may be overwritten);
+ *   2. write my whole vector into line d (slot), publish step s on line d;
+ *   3. for r = 0 .. n-1 in this order, wait for r's line d at s and fold the
+ *      part I reduce of its vector in (the same order on every rank: bitwise
+ *      identical results), into the output for a slot's vector (the inputs are
+ *      all in the slots, mine too, so an in-place output may be overwritten);
  *   4. fetch line 1-d for writing now, off the next call's critical path: its
  *      readers (call k-1) are done, since every peer published s in step 3;
  *   5. owe "done reading step s" as step s + 1 on line 1-d: the next call, if
- *      it is this algorithm, says so by publishing its data there; any other
- *      call publishes it first (osmp__phase). Publishing it here would cost a
- *      fence that waits for my line 1-d to leave the peers' caches.
+ *      it is a direct reduction, says so by publishing its data there; any
+ *      other call publishes it first (osmp__phase). Publishing it here would
+ *      cost a fence that waits for my line 1-d to leave the peers' caches.
  */
-int osmp__allreduce_direct(osmp__coll_t t, const struct osmp__args *a)
+int osmp__direct_fits(osmp__coll_t t, size_t vector_bytes, size_t fold_bytes)
+{
+    return vector_bytes <= OSMP_INLINE_MAX ||
+           (vector_bytes <= t->mb.chunk && fold_bytes * (size_t)(t->size - 1) <= OSMP__DIRECT_READ_MAX);
+}
+
+int osmp__direct_fold(osmp__coll_t t, const struct osmp__args *a, size_t vector_bytes, size_t lo)
 {
     struct osmp__mbox *m = &t->mb;
-    size_t bytes = a->count * a->esize;
-    int in_line = bytes <= OSMP_INLINE_MAX;
-    if (!in_line && (bytes > m->chunk || bytes * (size_t)(t->size - 1) > OSMP__DIRECT_READ_MAX)) {
-        if (bytes > OSMP__MEDIUM_MAX) return osmp__allreduce_sliced(t, a);
-        struct osmp__args flat = *a; /* the medium choice of the other shapes */
-        flat.radix = 0;
-        return osmp__allreduce_tree(t, &flat);
-    }
+    size_t bytes = a->count * a->esize, off = lo * a->esize;
+    int in_line = vector_bytes <= OSMP_INLINE_MAX;
     int slot = in_line ? OSMP__SLOT_INLINE : osmp__mb_ring(m, osmp__slots_take(t, 1));
     uint64_t s = osmp__phase_only(t) + 1;
     int d = (int)(t->direct_calls++ & 1);
     char *line = osmp__mb_claim(m, d, slot, t->peers, t->size - 1, 1 - d, s + 1); /* 1 */
     if (!line) return m->failed;
-    memcpy(line, a->in, bytes); /* 2 */
-    osmp__trace_copy(t, t->rank, t->rank, bytes);
+    memcpy(line, a->in, vector_bytes); /* 2 */
+    osmp__trace_copy(t, t->rank, t->rank, vector_bytes);
     osmp__mb_publish(m, d, s);
     t->owed = 0; /* what a previous call owed on line d: s is above it */
     char line_acc[OSMP_INLINE_MAX], *acc = in_line ? line_acc : a->out;
     for (int r = 0; r < t->size; r++) { /* 3 */
-        const char *v = osmp__mb_slot(m, r, d, slot);
+        const char *v = osmp__mb_slot(m, r, d, slot) + off;
         if (r != t->rank && osmp__mb_wait(m, r, d, s)) return m->failed;
         if (r == 0)
             memcpy(acc, v, bytes);
@@ -71,4 +75,16 @@ int osmp__allreduce_direct(osmp__coll_t t, const struct osmp__args *a)
     __builtin_prefetch(osmp__mb_chan(m, t->rank, 1 - d), 1, 3); /* 4 */
     osmp__owe(t, 1 - d, s + 1);                                  /* 5 */
     return OSMP_OK;
+}
+
+int osmp__allreduce_direct(osmp__coll_t t, const struct osmp__args *a)
+{
+    size_t bytes = a->count * a->esize;
+    if (!osmp__direct_fits(t, bytes, bytes)) {
+        if (bytes > OSMP__MEDIUM_MAX) return osmp__allreduce_sliced(t, a);
+        struct osmp__args flat = *a; /* the medium choice of the other shapes */
+        flat.radix = 0;
+        return osmp__allreduce_tree(t, &flat);
+    }
+    return osmp__direct_fold(t, a, bytes, 0);
 }
