@@ -29,7 +29,8 @@
                                      "(plain loads; the default: every message larger than a mailbox line's " \
                                      "inline data)")                                                           \
     X(SPIN, "4000", "polls of a flag before yielding the core")                                             \
-    X(YIELDS, "50", "sched_yield calls before sleeping on a futex")                                         \
+    X(YIELDS, "50", "sched_yield calls before sleeping on a futex, in teams with more participants than "   \
+                    "CPUs (the others sleep after spinning: a yield hands the core to other programs)")      \
     X(JOIN_TIMEOUT, "60", "seconds a participant waits for the others to join a team under osmp-run or as "  \
                           "threads before failing with OSMP_ERR_TIMEOUT (0: forever)")                      \
     X(CHECK_ARGS, "0", "1: every collective first compares a checksum of its arguments across the team and " \
