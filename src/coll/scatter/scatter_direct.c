@@ -14,7 +14,13 @@
  *   1. the root puts chunk c of block r in its down slot and publishes;
  *   2. rank r copies it out and publishes (the slot is free again).
  * Blocks of scatter (not scatterv, where a receiver knows only its own count)
- * that fit a mini line: rank r's goes in the root's mini line mini + i, i
+ * beyond a mini line, below a chunk, whose n - 1 fit one slot together: one slot per call
+ * (the ring holds depth calls, where a slot per receiver held depth / n), the
+ * root's next, receiver r's block at its index i among the receivers:
+ *   1. the root claims the slot (every receiver is done with its last call),
+ *      writes every block and publishes base+1;
+ *   2. each rank copies its block out and publishes base+1.
+ * Blocks of scatter that fit a mini line: rank r's goes in the root's mini line mini + i, i
  * its index among the receivers (mini moving on by n - 1 every call: the ring
  * holds 64 / (n - 1) calls, 64 for a pair), so the root may run ahead of slow
  * readers as an MPI library's eager sends let it:
@@ -67,8 +73,26 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
         osmp__mb_publish(m, OSMP__DOWN, s);
         return rc;
     }
-    uint64_t first = osmp__slots_take(t, (uint64_t)n);
     size_t B = a->count * e;
+    if (!a->vector && B > OSMP_INLINE_MAX && B < chunk && B * (size_t)(n - 1) <= chunk) { /* packed */
+        uint64_t s = base + 1;
+        int slot = osmp__mb_ring(m, osmp__slots_take(t, 1));
+        if (me == root) {
+            char *dst = osmp__mb_claim(m, OSMP__DOWN, slot, t->peers, n - 1, OSMP__DOWN, s); /* 1 */
+            if (!dst) return m->failed;
+            memcpy(dst, in, (size_t)root * B);
+            memcpy(dst + (size_t)root * B, in + (size_t)(root + 1) * B, (size_t)(n - 1 - root) * B);
+            osmp__trace_copy(t, me, me, (size_t)(n - 1) * B);
+            osmp__mb_publish(m, OSMP__DOWN, s);
+            return OSMP_OK;
+        }
+        if (osmp__mb_wait(m, root, OSMP__DOWN, s)) return m->failed; /* 2 */
+        memcpy(a->out, osmp__mb_slot(m, root, OSMP__DOWN, slot) + (size_t)(me - (me > root)) * B, B);
+        osmp__trace_copy(t, root, me, B);
+        osmp__mb_publish(m, OSMP__DOWN, s);
+        return OSMP_OK;
+    }
+    uint64_t first = osmp__slots_take(t, (uint64_t)n);
     /* (at most one mini line per receiver in a call: a receiver that stages
      * frees its line only after its chunks, which the root writes after it
      * has written every line) */
