@@ -21,7 +21,7 @@
     X(PIPELINE_DEPTH, "8", "chunks in flight per participant and direction (1 .. 64)")                      \
     X(SINGLE_COPY, "auto", "copy large data once from the source buffer: auto (CMA between processes, "     \
                            "loads between threads), cma, none")                                              \
-    X(SINGLE_COPY_MIN, "4194304", "smallest message (count x element size of the call, bytes) from which "   \
+    X(SINGLE_COPY_MIN, "33554432", "smallest message (count x element size of the call, bytes) from which "   \
                                   "every collective with a single-copy path reads the source buffer directly "\
                                   "(the copy OSMP_SINGLE_COPY chooses) instead of staging it through the "    \
                                   "shared pipeline, in teams that span several processes (CMA)")              \

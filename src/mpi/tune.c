@@ -39,7 +39,10 @@
  * PMPI_ call, interleaved in one process, median of 9 rounds; MPI where OSMP
  * took over 5% longer. --tune goes last: Open MPI's mpirun takes "--tune FILE"
  * as its own option wherever it stands. Rerun after the runtime changed (mini
- * lines, the alternating and medium direct allreduce), with nothing else
+ * lines, the alternating and medium direct allreduce; the single-copy
+ * threshold at 32 MiB, which kept 4 MiB bcast, gather and scatter on OSMP: a
+ * first set of runs in a slow spell had sent most sizes from 16 KiB to MPI,
+ * a side-mode check right after gave OSMP 0.23-0.77x), with nothing else
  * running (2-3 runnable tasks: the two ranks); single runs send narrow bands
  * of small messages, or in a slow spell of the host every large gather, to
  * MPI now and then (README "Slow spells"), which the majority leaves out.

@@ -69,7 +69,7 @@ static unsigned char val(int round, int rank, size_t i)
     return (unsigned char)(round * 89 + rank * 31 + i * 7 + (i >> 9));
 }
 
-static int pipelined; /* --pipelined: OSMP_SINGLE_COPY_MIN at its default (4 MiB) */
+static int pipelined; /* --pipelined: OSMP_SINGLE_COPY_MIN at its default (32 MiB) */
 
 /* The copies from another process this call must have made on this rank: at
  * least `reads`, each through a mapping (MODE_OSMP) or CMA, and none the other
