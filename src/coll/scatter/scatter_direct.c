@@ -14,16 +14,17 @@
  *   1. the root puts chunk c of block r in its down slot and publishes;
  *   2. rank r copies it out and publishes (the slot is free again).
  * Blocks of scatter (not scatterv, where a receiver knows only its own count)
- * beyond a mini line, below a chunk, whose n - 1 fit one slot together: one slot per call
- * (the ring holds depth calls, where a slot per receiver held depth / n), the
- * root's next, receiver r's block at its index i among the receivers:
+ * beyond a mini line and below a chunk, whose n - 1 fit one slot together: one
+ * slot per call (the ring holds depth calls, where a slot per receiver held
+ * depth / n), the root's next, receiver r's block at its index i among the
+ * receivers:
  *   1. the root claims the slot (every receiver is done with its last call),
  *      writes every block and publishes base+1;
  *   2. each rank copies its block out and publishes base+1.
- * Blocks of scatter that fit a mini line: rank r's goes in the root's mini line mini + i, i
- * its index among the receivers (mini moving on by n - 1 every call: the ring
- * holds 64 / (n - 1) calls, 64 for a pair), so the root may run ahead of slow
- * readers as an MPI library's eager sends let it:
+ * Blocks of scatter that fit a mini line: rank r's goes in the root's mini
+ * line mini + i, i its index among the receivers (mini moving on by n - 1
+ * every call: the ring holds 64 / (n - 1) calls, 64 for a pair), so the root
+ * may run ahead of slow readers as an MPI library's eager sends let it:
  *   1. the root writes each block into its line and publishes base+1 there;
  *   2. each rank copies its block from its line and publishes base+1.
  * Single copy (scatter only: a scatterv receiver does not know where its block
