@@ -192,6 +192,10 @@ static inline void osmp__trace_reduce(osmp__coll_t t, size_t bytes)
 {
     if (__builtin_expect(t->trace != NULL, 0)) osmp__trace_reduce_(t->trace, bytes);
 }
+static inline void osmp__trace_handover(osmp__coll_t t, const char *alg)
+{
+    if (__builtin_expect(t->trace != NULL, 0)) osmp__trace_handover_(t->trace, alg);
+}
 
 /* One call's arguments, resolved (no OSMP_IN_PLACE; bcast's buffer is `out`). */
 struct osmp__args {

@@ -296,6 +296,7 @@ int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a)
         t->plan = plan;
         t->hierarchy = spec;
     }
+    if (__builtin_expect(t->trace != NULL, 0)) osmp__trace_run_end_(t->trace);
     /* A local failure (no memory, a failed copy) leaves the others waiting for
      * steps this participant will not take: the team fails for everyone. */
     return __builtin_expect(rc == OSMP_OK, 1) ? rc : osmp__mb_fail(&t->mb, rc);

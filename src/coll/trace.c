@@ -19,6 +19,7 @@ struct osmp__trace {
     FILE *f;
     uint64_t call; /* the call in progress: K of the trace */
     int depth;     /* begin/end nesting (a composition's parts are one call) */
+    int runs;      /* osmp__run nesting in the call: 1 while its own algorithm runs */
     osmp_coll_t op;
     char alg[40];
     int root;
@@ -94,6 +95,7 @@ void osmp__trace_begin_(struct osmp__trace *tr, osmp_coll_t c)
 {
     if (tr->depth++) return;
     tr->op = c;
+    tr->runs = 0;
     tr->alg[0] = 0;
     tr->root = 0;
     tr->bytes = 0;
@@ -151,10 +153,22 @@ void osmp__trace_copy_(struct osmp__trace *tr, int src, int dst, size_t bytes)
 
 void osmp__trace_alg_(struct osmp__trace *tr, const char *alg, int radix, int root, size_t bytes)
 {
-    if (!tr->depth || tr->alg[0]) return;
+    if (!tr->depth) return;
+    tr->runs++;
+    if (tr->alg[0]) return;
     snprintf(tr->alg, sizeof(tr->alg), radix > 0 ? "%s:%d" : "%s", alg, radix);
     tr->root = root;
     tr->bytes = bytes;
+}
+
+void osmp__trace_run_end_(struct osmp__trace *tr)
+{
+    if (tr->runs) tr->runs--;
+}
+
+void osmp__trace_handover_(struct osmp__trace *tr, const char *alg)
+{
+    if (tr->depth && tr->runs == 1) snprintf(tr->alg, sizeof(tr->alg), "%s", alg);
 }
 
 void osmp__trace_reduce_(struct osmp__trace *tr, size_t bytes)

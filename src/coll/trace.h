@@ -8,7 +8,9 @@
  * reduction (osmp__trace_reduce: bytes of input operands combined, each counted
  * once). Each call's lines start with one saying which algorithm ran it:
  * {"call": K, "op": OP, "kind": "call", "alg": NAME, "root": R, "bytes": B}
- * (B: the bytes of this participant's block; NAME:K for a K-ary base case). The entry points bracket each call (osmp__trace_begin/end); the lines
+ * (B: the bytes of this participant's block; NAME:K for a K-ary base case;
+ * the algorithm a selected one handed the call to, if it did). The entry
+ * points bracket each call (osmp__trace_begin/end); the lines
  * of one call, aggregated per (src, dst), are written at its end. Off, each
  * report is one predictable branch on a pointer the algorithm already has in
  * cache.
@@ -43,6 +45,12 @@ void osmp__trace_reduce_(struct osmp__trace *tr, size_t bytes);
 /* The algorithm that runs the call (the first one selected in it: a
  * composition's own name, not its parts'). */
 void osmp__trace_alg_(struct osmp__trace *tr, const char *alg, int radix, int root, size_t bytes);
+/* That algorithm has returned (osmp__run). */
+void osmp__trace_run_end_(struct osmp__trace *tr);
+/* The selected algorithm hands the whole call to another one (a vector it
+ * cannot carry): the trace names the one that ran. Ignored from a
+ * composition's parts. */
+void osmp__trace_handover_(struct osmp__trace *tr, const char *alg);
 
 /* The file name base a team's participants write to, chosen by rank 0 at team
  * creation: PREFIX if PREFIX.0.jsonl did not exist yet (the first traced team

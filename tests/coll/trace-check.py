@@ -123,14 +123,18 @@ def case_reduce_scatter_opteron(tools):
 def case_reduce_scatter_direct(tools):
     # Six ranks of one package (a flat team): small blocks take one hop, every
     # rank reading its block of each other rank's vector (line: 6 x 8 B; slot:
-    # 6 x 200 B); large blocks take the ring.
+    # 6 x 200 B). A vector that fits a slot but would make each rank read more
+    # than 16 KiB (5 x 4000 B) is handed to reduces, and the trace says so;
+    # large blocks take the ring.
     cores = "0,1,2,3,4,5"
     for b in (8, 200):
         c = run_case(tools, OPTERON48, cores, "reduce_scatter_block", b)
-        check(f"{b} B blocks: auto chose direct", c["alg"] == "direct", c["alg"])
+        check(f"{b} B blocks: direct ran", c["alg"] == "direct", c["alg"])
         check(f"{b} B blocks: every rank receives its block from the 5 others once",
               all(v == 5 * b for v in c["received"]), c["received"])
         check(f"{b} B blocks: every rank reads from the 5 others", c["sources"] == [5] * 6, c["sources"])
+    c = run_case(tools, OPTERON48, cores, "reduce_scatter_block", 4000)
+    check("4000 B blocks: direct handed the call to reduces", c["alg"] == "reduces", c["alg"])
     c = run_case(tools, OPTERON48, cores, "reduce_scatter_block", 65540)
     check("64 KiB + 4 B blocks: auto chose the ring", c["alg"] == "ring", c["alg"])
 

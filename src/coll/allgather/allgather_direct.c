@@ -24,7 +24,7 @@ int osmp__allgather_direct(osmp__coll_t t, const struct osmp__args *a)
 {
     struct osmp__mbox *m = &t->mb;
     size_t B = a->count * a->esize;
-    if (B > m->chunk) return osmp__allgather_gather_bcast(t, a);
+    if (B > m->chunk) return osmp__trace_handover(t, "gather_bcast"), osmp__allgather_gather_bcast(t, a);
     int slot = B <= OSMP_INLINE_MAX ? OSMP__SLOT_INLINE : osmp__mb_ring(m, osmp__slots_take(t, 1));
     uint64_t s = osmp__phase(t) + 1;
     char *line = osmp__mb_claim(m, OSMP__UP, slot, t->peers, t->size - 1, OSMP__DOWN, s);

@@ -81,9 +81,10 @@ int osmp__allreduce_direct(osmp__coll_t t, const struct osmp__args *a)
 {
     size_t bytes = a->count * a->esize;
     if (!osmp__direct_fits(t, bytes, bytes)) {
-        if (bytes > OSMP__MEDIUM_MAX) return osmp__allreduce_sliced(t, a);
+        if (bytes > OSMP__MEDIUM_MAX) return osmp__trace_handover(t, "sliced"), osmp__allreduce_sliced(t, a);
         struct osmp__args flat = *a; /* the medium choice of the other shapes */
         flat.radix = 0;
+        osmp__trace_handover(t, "flat");
         return osmp__allreduce_tree(t, &flat);
     }
     return osmp__direct_fold(t, a, bytes, 0);

@@ -390,7 +390,10 @@ static int run(osmp__coll_t t, const struct osmp__args *a, int hier, int all)
      * other (the same on every participant: from the plan). Slots too small
      * for that leave the reduction to the tree. */
     size_t C = t->mb.chunk / e;
-    if (C <= (size_t)NL + 1) return all ? osmp__allreduce_tree(t, a) : osmp__reduce_tree(t, a);
+    if (C <= (size_t)NL + 1) {
+        osmp__trace_handover(t, "flat"); /* (sliced takes no radix: a->radix is 0) */
+        return all ? osmp__allreduce_tree(t, a) : osmp__reduce_tree(t, a);
+    }
     double fit = (double)(C - (size_t)NL - 1) / c.s->load;
     c.K = fit >= (double)C ? C : (size_t)fit;
     if (c.K < 1) c.K = 1;
