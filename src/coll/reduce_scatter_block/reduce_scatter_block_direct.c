@@ -14,7 +14,7 @@ int osmp__reduce_scatter_block_reduces(osmp__coll_t t, const struct osmp__args *
 int osmp__reduce_scatter_block_direct(osmp__coll_t t, const struct osmp__args *a)
 {
     size_t block = a->count * a->esize;
-    if (!block || !osmp__direct_fits(t, block * (size_t)t->size, block))
+    if (!osmp__direct_fits(t, block * (size_t)t->size, block)) /* (count 0 never gets here: api.c) */
         return osmp__trace_handover(t, "reduces"), osmp__reduce_scatter_block_reduces(t, a);
     return osmp__direct_fold(t, a, block * (size_t)t->size, (size_t)t->rank * a->count);
 }
