@@ -289,7 +289,11 @@ int osmp__allreduce_direct(osmp__coll_t t, const struct osmp__args *a);
  * vector has vector_bytes, of which each rank folds fold_bytes, runs direct on
  * this team; and the run, each rank folding a->count elements from element lo
  * of everyone's vector into a->out. */
-int osmp__direct_fits(osmp__coll_t t, size_t vector_bytes, size_t fold_bytes);
+static inline int osmp__direct_fits(osmp__coll_t t, size_t vector_bytes, size_t fold_bytes)
+{
+    return vector_bytes <= OSMP_INLINE_MAX ||
+           (vector_bytes <= t->mb.chunk && fold_bytes * (size_t)(t->size - 1) <= OSMP__DIRECT_READ_MAX);
+}
 int osmp__direct_fold(osmp__coll_t t, const struct osmp__args *a, size_t vector_bytes, size_t lo);
 int osmp__allreduce_sliced(osmp__coll_t t, const struct osmp__args *a);
 /* The sliced reductions' per-team slicings (allreduce/allreduce_sliced.c). */

@@ -37,13 +37,10 @@ int osmp__allreduce_tree(osmp__coll_t t, const struct osmp__args *a);
  *      other call publishes it first (osmp__phase). Publishing it here would
  *      cost a fence that waits for my line 1-d to leave the peers' caches.
  */
-int osmp__direct_fits(osmp__coll_t t, size_t vector_bytes, size_t fold_bytes)
-{
-    return vector_bytes <= OSMP_INLINE_MAX ||
-           (vector_bytes <= t->mb.chunk && fold_bytes * (size_t)(t->size - 1) <= OSMP__DIRECT_READ_MAX);
-}
-
-int osmp__direct_fold(osmp__coll_t t, const struct osmp__args *a, size_t vector_bytes, size_t lo)
+/* Inlined into the allreduce (lo 0: the hot small call keeps its old length),
+ * called by reduce_scatter_block through osmp__direct_fold. */
+static inline __attribute__((always_inline)) int direct_fold(osmp__coll_t t, const struct osmp__args *a,
+                                                             size_t vector_bytes, size_t lo)
 {
     struct osmp__mbox *m = &t->mb;
     size_t bytes = a->count * a->esize, off = lo * a->esize;
@@ -77,6 +74,11 @@ int osmp__direct_fold(osmp__coll_t t, const struct osmp__args *a, size_t vector_
     return OSMP_OK;
 }
 
+int osmp__direct_fold(osmp__coll_t t, const struct osmp__args *a, size_t vector_bytes, size_t lo)
+{
+    return direct_fold(t, a, vector_bytes, lo);
+}
+
 int osmp__allreduce_direct(osmp__coll_t t, const struct osmp__args *a)
 {
     size_t bytes = a->count * a->esize;
@@ -87,5 +89,5 @@ int osmp__allreduce_direct(osmp__coll_t t, const struct osmp__args *a)
         osmp__trace_handover(t, "flat");
         return osmp__allreduce_tree(t, &flat);
     }
-    return osmp__direct_fold(t, a, bytes, 0);
+    return direct_fold(t, a, bytes, 0);
 }
