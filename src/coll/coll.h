@@ -109,8 +109,10 @@ struct osmp__coll {
     int owed, owed_dir;
     uint64_t owed_step;
     uint64_t direct_calls; /* direct reductions so far: their line alternates UP, DOWN */
-    int single_copy;        /* every pair can copy from the other's buffers */
-    size_t single_copy_min; /* blocks from this size are copied once, where single copy works */
+    int single_copy; /* every pair can copy from the other's buffers */
+    /* Per collective: blocks from this size are copied once (SIZE_MAX where
+     * single copy does not work; team.c). */
+    size_t single_copy_min[OSMP_COLL_COUNT];
     /* Per collective, size class and single copy (0/1): the algorithm to run,
      * resolved at team creation from the selection table and OSMP_<OP>_ALG. */
     struct osmp__choice choice[OSMP_COLL_COUNT][OSMP__NSIZES][2];
@@ -213,6 +215,7 @@ struct osmp__args {
     int root;
     int radix;       /* the tree base case chosen with the algorithm */
     int single_copy; /* copy blocks once, straight from the source buffer */
+    size_t copy_min; /* this call's single_copy_min (osmp__copy_once) */
     size_t staged;   /* bytes the entry point first copied within my memory (in place), for the trace */
 };
 
@@ -260,9 +263,9 @@ int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a);
 
 /* A block of this many bytes between two participants is copied once,
  * straight from where it is (both sides decide alike from the block's size). */
-static inline int osmp__copy_once(osmp__coll_t t, size_t bytes)
+static inline int osmp__copy_once(const struct osmp__args *a, size_t bytes)
 {
-    return t->single_copy && bytes >= t->single_copy_min;
+    return bytes >= a->copy_min;
 }
 
 /* A team is flat when its plan is one group. */

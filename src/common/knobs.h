@@ -21,10 +21,12 @@
     X(PIPELINE_DEPTH, "8", "chunks in flight per participant and direction (1 .. 64)")                      \
     X(SINGLE_COPY, "auto", "copy large data once from the source buffer: auto (CMA between processes, "     \
                            "loads between threads), cma, none")                                              \
-    X(SINGLE_COPY_MIN, "33554432", "smallest message (count x element size of the call, bytes) from which "   \
-                                  "every collective with a single-copy path reads the source buffer directly "\
-                                  "(the copy OSMP_SINGLE_COPY chooses) instead of staging it through the "    \
-                                  "shared pipeline, in teams that span several processes (CMA)")              \
+    X(SINGLE_COPY_MIN, "auto", "smallest message (count x element size of the call, bytes) from which "       \
+                               "every collective with a single-copy path reads the source buffer directly "   \
+                               "(the copy OSMP_SINGLE_COPY chooses) instead of staging it through the "       \
+                               "shared pipeline, in teams that span several processes (CMA); auto: 1048576 "  \
+                               "for allgather(v) and alltoall(v), where every rank receives as much as it "   \
+                               "sends and staging adds a copy on every core, 33554432 for the others")       \
     X(SINGLE_COPY_MIN_THREADS, "49", "the same for teams whose participants are threads of one process "       \
                                      "(plain loads; the default: every message larger than a mailbox line's " \
                                      "inline data)")                                                           \
@@ -62,6 +64,17 @@
                 "the r-th core listed (logical cores of this machine)")                                         \
     X(MPI_PSEUDO_NODES, "1", "libosmp_mpi: split each node into this many pseudo-nodes (tests the "         \
                              "inter-node path on one machine)")
+
+/* OSMP_SINGLE_COPY_MIN=auto (the numbers its line above names; README "Single
+ * copy"). From malloc buffers CMA pays only once its single copy saves a copy
+ * that no other core would have made anyway: in allgather and alltoall every
+ * core copies what it receives, so staging costs each a second copy, and from
+ * 1 MiB blocks (2 processes here: past the last-level cache) CMA wins (alltoall
+ * 1 MiB 375-405 -> 300-312 us, allgather 480-510 -> 318-351; at 512 KiB the
+ * slots still win, 78-85 against 108). In bcast, gather and scatter the staged
+ * copies run on two cores at once, pipelined, and the slots won up to 16 MiB. */
+#define OSMP__SINGLE_COPY_MIN_AUTO 33554432L
+#define OSMP__SINGLE_COPY_MIN_EXCHANGE 1048576L
 
 /* After them, one OSMP_<OP>_ALG per collective of OSMP_COLL_MAP (osmp.h), whose
  * values are the names in that collective's algorithm table (coll/select.c),

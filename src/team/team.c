@@ -96,7 +96,7 @@ struct boot1 {
     int32_t check_args, ncpus; /* ncpus: CPUs this participant may run on (sched_getaffinity) */
     uint64_t cpus[OSMP__CPU_WORDS]; /* which (the first 64 * OSMP__CPU_WORDS) */
     uint64_t op_specs; /* a hash of the participant's OSMP_HIERARCHY_<OP> (they must agree) */
-    uint64_t probe_addr, chunk, depth, single_copy_min, single_copy_min_threads, step_start;
+    uint64_t probe_addr, chunk, depth, single_copy_min, single_copy_min_exchange, single_copy_min_threads, step_start;
     /* OSMP_<OP>_ALG as an index into the collective's table (-1: auto) and a radix */
     int16_t alg[OSMP_COLL_COUNT], radix[OSMP_COLL_COUNT];
     char seg_name[OSMP_SEG_NAME_MAX];
@@ -133,7 +133,13 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy, int size)
                                          : osmp__knob_long(OSMP_KNOB_CHUNK_SIZE, 64, 16 << 20, err, sizeof(err));
     if (chunk < 0) snprintf(err, sizeof(err), "OSMP_CHUNK_SIZE=\"%s\" must be auto or an integer in 64..16777216", cs);
     long depth = chunk < 0 ? -1 : osmp__knob_long(OSMP_KNOB_PIPELINE_DEPTH, 1, OSMP__MAX_DEPTH, err, sizeof(err));
-    long scmin = depth < 0 ? -1 : osmp__knob_long(OSMP_KNOB_SINGLE_COPY_MIN, 0, 1L << 40, err, sizeof(err));
+    const char *sm = osmp__knob_str(OSMP_KNOB_SINGLE_COPY_MIN);
+    int sm_auto = strcmp(sm, "auto") == 0;
+    long scmin = depth < 0 ? -1
+                 : sm_auto ? OSMP__SINGLE_COPY_MIN_AUTO
+                           : osmp__knob_long(OSMP_KNOB_SINGLE_COPY_MIN, 0, 1L << 40, err, sizeof(err));
+    if (depth >= 0 && scmin < 0)
+        snprintf(err, sizeof(err), "OSMP_SINGLE_COPY_MIN=\"%s\" must be auto or an integer in 0..%ld", sm, 1L << 40);
     long scmin_threads =
         scmin < 0 ? -1 : osmp__knob_long(OSMP_KNOB_SINGLE_COPY_MIN_THREADS, 0, 1L << 40, err, sizeof(err));
     long check = scmin_threads < 0 ? -1 : osmp__knob_long(OSMP_KNOB_CHECK_ARGS, 0, 1, err, sizeof(err));
@@ -144,6 +150,7 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy, int size)
     b->chunk = (uint64_t)chunk & ~(uint64_t)7; /* whole elements of every datatype */
     b->depth = (uint64_t)depth;
     b->single_copy_min = (uint64_t)scmin;
+    b->single_copy_min_exchange = sm_auto ? OSMP__SINGLE_COPY_MIN_EXCHANGE : (uint64_t)scmin;
     b->single_copy_min_threads = (uint64_t)scmin_threads;
     b->check_args = (int32_t)check;
     const char *start = osmp__knob_str(OSMP_KNOB_STEP_START);
@@ -382,7 +389,14 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, osmp_topo_t topo)
      * blocks. */
     int one_process = 1;
     for (int r = 0; r < t->coll.size; r++) one_process &= t->local[r];
-    c->single_copy_min = one_process ? r0->single_copy_min_threads : r0->single_copy_min;
+    for (int k = 0; k < OSMP_COLL_COUNT; k++) {
+        int exchange = k == OSMP_COLL_ALLGATHER || k == OSMP_COLL_ALLGATHERV || k == OSMP_COLL_ALLTOALL ||
+                       k == OSMP_COLL_ALLTOALLV;
+        uint64_t min = one_process ? r0->single_copy_min_threads
+                       : exchange  ? r0->single_copy_min_exchange
+                                   : r0->single_copy_min;
+        c->single_copy_min[k] = !c->single_copy || min > SIZE_MAX ? SIZE_MAX : (size_t)min;
+    }
     struct osmp__choice forced[OSMP_COLL_COUNT];
     for (int k = 0; k < OSMP_COLL_COUNT; k++) {
         forced[k].alg = r0->alg[k] < 0 ? NULL : &osmp__algs_of((osmp_coll_t)k)[r0->alg[k]];

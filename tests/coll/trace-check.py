@@ -43,6 +43,15 @@ def run_case(tools, machine, cores, op, nbytes, root=0, env=None):
         calls = json.loads(t.stdout)["calls"]
         if len(calls) != 1:
             sys.exit(f"expected one {op} call in the trace, found {len(calls)}")
+        # Bytes each rank copied within its own memory (staging into its slots
+        # among them), which the traffic view leaves out: from the raw trace.
+        calls[0]["own"] = [0] * n
+        for r in range(n):
+            with open(f"{prefix}.{r}.jsonl") as f:
+                for line in f:
+                    e = json.loads(line)
+                    if e.get("kind") == "copy" and e["op"] == op and e["src"] == e["dst"] == r:
+                        calls[0]["own"][r] += e["n"]
         return calls[0]
 
 
@@ -139,6 +148,31 @@ def case_reduce_scatter_direct(tools):
     check("64 KiB + 4 B blocks: auto chose the ring", c["alg"] == "ring", c["alg"])
 
 
+def case_single_copy_exchange(tools):
+    # Two processes, OSMP_SINGLE_COPY_MIN at its default (auto). Allgather and
+    # alltoall copy blocks from 1 MiB once, by CMA, straight from the peer's
+    # buffer (every core copies what it receives, so staging would add a copy
+    # on each); below, and for bcast at every size up to 32 MiB, through the
+    # slots, where the sender first copies into its own slot. A number sets
+    # every collective.
+    cores, cma = "0,1", {"OSMP_SINGLE_COPY": "cma"}
+    for b, alg in ((512 * 1024, "slots"), (MIB, "pairwise")):
+        c = run_case(tools, OPTERON48, cores, "alltoall", b, env=cma)
+        check(f"alltoall of {b} B blocks: {alg}", c["alg"] == alg, c["alg"])
+        check(f"alltoall of {b} B blocks: each rank receives B from the other", c["received"] == [b, b],
+              c["received"])
+    for b, own in ((512 * 1024, 2), (MIB, 1)):
+        c = run_case(tools, OPTERON48, cores, "allgather", b, env=cma)
+        check(f"allgather of {b} B blocks: each rank copies {own} x B within its memory", c["own"] == [own * b] * 2,
+              c["own"])
+        check(f"allgather of {b} B blocks: each rank receives B from the other", c["received"] == [b, b],
+              c["received"])
+    c = run_case(tools, OPTERON48, cores, "alltoall", MIB, env=dict(cma, OSMP_SINGLE_COPY_MIN="33554432"))
+    check("alltoall of 1 MiB blocks with OSMP_SINGLE_COPY_MIN=33554432: slots", c["alg"] == "slots", c["alg"])
+    c = run_case(tools, OPTERON48, cores, "bcast", MIB, env=cma)
+    check("bcast of 1 MiB: the root stages it into its slots", c["own"] == [MIB, 0], c["own"])
+
+
 def case_allreduce_opteron(tools):
     c = run_case(tools, OPTERON48, CROSS48, "allreduce", MIB)
     check("1 MiB allreduce moves at most 16 MiB across packages", c["cross"]["package"] <= 16 * MIB,
@@ -213,6 +247,7 @@ CASES = {
     "allgather-opteron48": case_allgather_opteron,
     "reduce_scatter-opteron48": case_reduce_scatter_opteron,
     "reduce_scatter-direct": case_reduce_scatter_direct,
+    "single-copy-exchange": case_single_copy_exchange,
     "allreduce-opteron48": case_allreduce_opteron,
     "gather-opteron48": case_gather_opteron,
 }

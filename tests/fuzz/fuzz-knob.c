@@ -38,9 +38,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         enum osmp_knob knob;
         const char *name, *dflt;
         long lo, hi;
-    } knobs[] = {/* OSMP_CHUNK_SIZE's default, auto, is read by team creation before it parses an integer */
+    } knobs[] = {/* The defaults auto are read by team creation before it parses an integer */
                  {OSMP_KNOB_CHUNK_SIZE, "OSMP_CHUNK_SIZE", "auto", 64, 16 << 20},
-                 {OSMP_KNOB_SINGLE_COPY_MIN, "OSMP_SINGLE_COPY_MIN", "33554432", 0, 1L << 40},
+                 {OSMP_KNOB_SINGLE_COPY_MIN, "OSMP_SINGLE_COPY_MIN", "auto", 0, 1L << 40},
                  {OSMP_KNOB_PIPELINE_DEPTH, "OSMP_PIPELINE_DEPTH", "8", 1, 64},
                  {OSMP_KNOB_SPIN, "OSMP_SPIN", "4000", 0, 1L << 30}};
     /* One NAME=VALUE buffer per knob, put into the environment once and rewritten in place: setenv would

@@ -18,7 +18,7 @@ int osmp__alltoall_pairwise(osmp__coll_t t, const struct osmp__args *a)
     osmp__mb_chan(m, me, OSMP__UP)->addr = osmp__expose(a->in);
     osmp__mb_publish(m, OSMP__UP, s); /* 1 */
     for (int k = 0; k < n; k++) {      /* 2: start with the next rank so readers spread out */
-        int r = (me + k) % n;
+        int r = (me + 1 + k) % n;
         if (osmp__mb_wait(m, r, OSMP__UP, s)) return m->failed;
         const char *src = (const char *)(uintptr_t)osmp__mb_chan(m, r, OSMP__UP)->addr;
         if (osmp__copy_from(m->pids[r], m->local[r], (char *)a->out + (size_t)r * bytes, src + (size_t)me * bytes,

@@ -34,17 +34,17 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a);
  * the root reads its block as in single copy's 2.
  */
 /* May rank's block of `bytes` be exposed? Both ends know the size. */
-static int exposable(osmp__coll_t t, size_t bytes)
+static int exposable(osmp__coll_t t, const struct osmp__args *a, size_t bytes)
 {
-    return !osmp__copy_once(t, bytes) && bytes >= t->mb.chunk;
+    return !osmp__copy_once(a, bytes) && bytes >= t->mb.chunk;
 }
 
 /* Where the root reads rank r's block of `bytes` in place (0: through r's
  * slots, or by single copy). Only after r's mini line has been waited for. */
-static uint64_t exposed_at(osmp__coll_t t, int r, size_t bytes, uint64_t mini)
+static uint64_t exposed_at(osmp__coll_t t, const struct osmp__args *a, int r, size_t bytes, uint64_t mini)
 {
     uint64_t at = 0;
-    if (exposable(t, bytes)) memcpy(&at, osmp__mb_slot(&t->mb, r, OSMP__UP, osmp__mini_slot(mini)), sizeof(at));
+    if (exposable(t, a, bytes)) memcpy(&at, osmp__mb_slot(&t->mb, r, OSMP__UP, osmp__mini_slot(mini)), sizeof(at));
     return at;
 }
 
@@ -65,12 +65,12 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
     uint64_t base = osmp__phase(t), first = osmp__slots_take(t, 1), mini = osmp__minis_take(t, 1);
     if (me != root) {
         size_t bytes = a->count * e;
-        if (osmp__copy_once(t, bytes)) {
+        if (osmp__copy_once(a, bytes)) {
             osmp__mb_chan(m, me, OSMP__UP)->addr = osmp__expose(a->in);
             osmp__mb_publish(m, OSMP__UP, base + 1);      /* 1 */
             return osmp__mb_wait(m, root, OSMP__DOWN, base + 1); /* 3 */
         }
-        if (exposable(t, bytes)) { /* exposed */
+        if (exposable(t, a, bytes)) { /* exposed */
             uint64_t at = osmp__expose_mapped(a->in);
             char *line = osmp__mb_claim(m, OSMP__UP, osmp__mini_slot(mini), &root, 1, OSMP__DOWN, base + 1);
             if (!line) return m->failed;
@@ -98,17 +98,17 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
     size_t most = 0; /* the largest block that comes through the slots */
     for (int r = 0; r < t->size; r++) {
         size_t bytes = osmp__count_of(a, r) * e;
-        if (r == root || osmp__copy_once(t, bytes)) continue;
-        if (exposable(t, bytes) && osmp__mb_wait_slot(m, r, OSMP__UP, osmp__mini_slot(mini), base + 1))
+        if (r == root || osmp__copy_once(a, bytes)) continue;
+        if (exposable(t, a, bytes) && osmp__mb_wait_slot(m, r, OSMP__UP, osmp__mini_slot(mini), base + 1))
             return m->failed;
-        if (!exposed_at(t, r, bytes, mini) && bytes > most) most = bytes;
+        if (!exposed_at(t, a, r, bytes, mini) && bytes > most) most = bytes;
     }
     for (size_t k = 0; k * chunk < most; k++) { /* 2 */
         uint64_t s = base + 1 + k;
         for (int r = 0; r < t->size; r++) {
             size_t bytes = osmp__count_of(a, r) * e, off = k * chunk;
-            if (r == root || osmp__copy_once(t, bytes) || off >= bytes) continue;
-            if (exposed_at(t, r, bytes, mini)) continue;
+            if (r == root || osmp__copy_once(a, bytes) || off >= bytes) continue;
+            if (exposed_at(t, a, r, bytes, mini)) continue;
             int slot = slot_of(m, bytes, mini, first + k);
             if (osmp__mb_wait_slot(m, r, OSMP__UP, slot, s)) return m->failed;
             memcpy(out + osmp__displ_of(a, r) * e + off, osmp__mb_slot(m, r, OSMP__UP, slot),
@@ -120,8 +120,8 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
     for (int r = 0; r < t->size; r++) { /* single copy 2, and exposed blocks */
         size_t bytes = osmp__count_of(a, r) * e;
         if (r == root) continue;
-        uint64_t at = exposed_at(t, r, bytes, mini);
-        if (osmp__copy_once(t, bytes)) {
+        uint64_t at = exposed_at(t, a, r, bytes, mini);
+        if (osmp__copy_once(a, bytes)) {
             if (osmp__mb_wait(m, r, OSMP__UP, base + 1)) return m->failed;
             at = osmp__mb_chan(m, r, OSMP__UP)->addr;
         } else if (!at) {

@@ -177,5 +177,5 @@ int osmp__gather_hier(osmp__coll_t t, const struct osmp__args *a)
     uint64_t base = osmp__phase(t);
     size_t B = a->count * a->esize;
     if (!B) return OSMP_OK; /* every rank's count is the same: nobody waits */
-    return osmp__copy_once(t, B) ? gather_once(t, a, tr, base, B) : gather_slots(t, a, tr, base, B);
+    return osmp__copy_once(a, B) ? gather_once(t, a, tr, base, B) : gather_slots(t, a, tr, base, B);
 }

@@ -57,7 +57,7 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
         osmp__trace_copy(t, me, me, a->count * e);
     }
     uint64_t base = osmp__phase(t);
-    if (!a->vector && osmp__copy_once(t, a->count * e)) {
+    if (!a->vector && osmp__copy_once(a, a->count * e)) {
         uint64_t s = base + 1;
         if (me == root) {
             osmp__mb_chan(m, me, OSMP__DOWN)->addr = osmp__expose(in);
