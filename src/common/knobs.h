@@ -24,9 +24,10 @@
     X(SINGLE_COPY_MIN, "auto", "smallest message (count x element size of the call, bytes) from which "       \
                                "every collective with a single-copy path reads the source buffer directly "   \
                                "(the copy OSMP_SINGLE_COPY chooses) instead of staging it through the "       \
-                               "shared pipeline, in teams that span several processes (CMA); auto: 1048576 "  \
-                               "for allgather(v) and alltoall(v), where every rank receives as much as it "   \
-                               "sends and staging adds a copy on every core, 33554432 for the others")       \
+                               "shared pipeline, in teams that span several processes (CMA); auto: for "      \
+                               "allgather(v) and alltoall(v), where every rank receives as much as it sends " \
+                               "and staging adds a copy on every core, blocks of 4194304 / n^2 bytes on n "   \
+                               "processes (1048576 on 2), 131072 at least; 33554432 for the others")         \
     X(SINGLE_COPY_MIN_THREADS, "49", "the same for teams whose participants are threads of one process "       \
                                      "(plain loads; the default: every message larger than a mailbox line's " \
                                      "inline data)")                                                           \
@@ -67,14 +68,19 @@
 
 /* OSMP_SINGLE_COPY_MIN=auto (the numbers its line above names; README "Single
  * copy"). From malloc buffers CMA pays only once its single copy saves a copy
- * that no other core would have made anyway: in allgather and alltoall every
- * core copies what it receives, so staging costs each a second copy, and from
- * 1 MiB blocks (2 processes here: past the last-level cache) CMA wins (alltoall
- * 1 MiB 375-405 -> 300-312 us, allgather 480-510 -> 318-351; at 512 KiB the
- * slots still win, 78-85 against 108). In bcast, gather and scatter the staged
- * copies run on two cores at once, pipelined, and the slots won up to 16 MiB. */
+ * that no other core would have made anyway. In allgather and alltoall every
+ * core copies what it receives, so staging costs each a second copy; the slots
+ * still win while the call's data stays in cache, and CMA once the n^2 blocks
+ * the team receives reach 4 MiB (their buffers, twice that, fill the 8 MiB
+ * last-level cache here). 2 processes: alltoall of 1 MiB blocks 375-405 -> 300-
+ * 312 us, allgather 480-510 -> 318-351; at 512 KiB the slots win, 78-85 against
+ * 108. 4 processes (on 2 cores): CMA from 256 KiB blocks, alltoall 439-759 ->
+ * 369-434 us, allgather 561-590 -> 303-374; at 128 KiB about even. In bcast,
+ * gather and scatter the staged copies run on two cores at once, pipelined,
+ * and the slots won up to 16 MiB. */
 #define OSMP__SINGLE_COPY_MIN_AUTO 33554432L
-#define OSMP__SINGLE_COPY_MIN_EXCHANGE 1048576L
+#define OSMP__SINGLE_COPY_EXCHANGE_TEAM 4194304L /* n^2 x block */
+#define OSMP__SINGLE_COPY_EXCHANGE_FLOOR 131072L
 
 /* After them, one OSMP_<OP>_ALG per collective of OSMP_COLL_MAP (osmp.h), whose
  * values are the names in that collective's algorithm table (coll/select.c),

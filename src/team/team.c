@@ -150,7 +150,10 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy, int size)
     b->chunk = (uint64_t)chunk & ~(uint64_t)7; /* whole elements of every datatype */
     b->depth = (uint64_t)depth;
     b->single_copy_min = (uint64_t)scmin;
-    b->single_copy_min_exchange = sm_auto ? OSMP__SINGLE_COPY_MIN_EXCHANGE : (uint64_t)scmin;
+    long exch = OSMP__SINGLE_COPY_EXCHANGE_TEAM / ((long)size * size);
+    b->single_copy_min_exchange = !sm_auto                                 ? (uint64_t)scmin
+                                  : exch > OSMP__SINGLE_COPY_EXCHANGE_FLOOR ? (uint64_t)exch
+                                                                          : OSMP__SINGLE_COPY_EXCHANGE_FLOOR;
     b->single_copy_min_threads = (uint64_t)scmin_threads;
     b->check_args = (int32_t)check;
     const char *start = osmp__knob_str(OSMP_KNOB_STEP_START);

@@ -3,7 +3,7 @@
  * collective, and only it (include/osmp.h, src/shm/copy.c).
  *
  *   OSMP_SINGLE_COPY_MIN=0 OSMP_ALLGATHER_ALG=ring osmp-run -n N -- mapped-check
- *   osmp-run -n N -- mapped-check --pipelined
+ *   OSMP_SINGLE_COPY_MIN=33554432 osmp-run -n N -- mapped-check --pipelined
  *
  * (allgather's default for small blocks goes through the slots, not single
  * copy). The first checks the single copies; the second the pipelined
@@ -69,7 +69,8 @@ static unsigned char val(int round, int rank, size_t i)
     return (unsigned char)(round * 89 + rank * 31 + i * 7 + (i >> 9));
 }
 
-static int pipelined; /* --pipelined: OSMP_SINGLE_COPY_MIN at its default (32 MiB) */
+static int pipelined; /* --pipelined: OSMP_SINGLE_COPY_MIN=33554432 (auto copies allgather and alltoall blocks
+                       * once from 4 MiB / n^2, below these sizes on 5 processes) */
 
 /* The copies from another process this call must have made on this rank: at
  * least `reads`, each through a mapping (MODE_OSMP) or CMA, and none the other
@@ -119,7 +120,8 @@ static void round_of(osmp_team_t w, int round, int mode, size_t bytes, void *kee
             }
         expect_path(what, mode, &s0, &s1, me != root && (!pipelined || bytes >= 4096)); /* OSMP__EXPOSE_MIN */
 
-        /* a direct gather's blocks of a chunk (32 KiB by default) or more are exposed, like bcast's buffers */
+        /* a direct gather's blocks of a chunk (32 or 128 KiB by default: the sizes here lie below or above
+         * both) or more are exposed, like bcast's buffers */
         const char *g = getenv("OSMP_GATHER_ALG");
         int gx = pipelined && bytes >= 32768 && g && !strcmp(g, "direct");
         snprintf(what, sizeof(what), "round %d gather%s %zu B root %d", round, gx ? " (exposed)" : "", bytes, root);

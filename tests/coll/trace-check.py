@@ -149,13 +149,19 @@ def case_reduce_scatter_direct(tools):
 
 
 def case_single_copy_exchange(tools):
-    # Two processes, OSMP_SINGLE_COPY_MIN at its default (auto). Allgather and
-    # alltoall copy blocks from 1 MiB once, by CMA, straight from the peer's
-    # buffer (every core copies what it receives, so staging would add a copy
-    # on each); below, and for bcast at every size up to 32 MiB, through the
-    # slots, where the sender first copies into its own slot. A number sets
-    # every collective.
-    cores, cma = "0,1", {"OSMP_SINGLE_COPY": "cma"}
+    # OSMP_SINGLE_COPY_MIN at its default (auto). Allgather and alltoall copy
+    # blocks once, by CMA, straight from the peer's buffer (every core copies
+    # what it receives, so staging would add a copy on each) once the team's
+    # n^2 blocks reach 4 MiB: 2 processes from 1 MiB blocks, 4 from 256 KiB;
+    # below, and for bcast at every size up to 32 MiB, through the slots, where
+    # the sender first copies into its own slot. A number sets every collective.
+    cma = {"OSMP_SINGLE_COPY": "cma"}
+    for b, alg in ((128 * 1024, "slots"), (256 * 1024, "pairwise")):
+        c = run_case(tools, OPTERON48, "0,1,2,3", "alltoall", b, env=cma)
+        check(f"4 processes, alltoall of {b} B blocks: {alg}", c["alg"] == alg, c["alg"])
+        check(f"4 processes, alltoall of {b} B blocks: each rank receives 3 x B", c["received"] == [3 * b] * 4,
+              c["received"])
+    cores = "0,1"
     for b, alg in ((512 * 1024, "slots"), (MIB, "pairwise")):
         c = run_case(tools, OPTERON48, cores, "alltoall", b, env=cma)
         check(f"alltoall of {b} B blocks: {alg}", c["alg"] == alg, c["alg"])
