@@ -27,7 +27,13 @@
                                "shared pipeline, in teams that span several processes (CMA); auto: for "      \
                                "allgather(v) and alltoall(v), where every rank receives as much as it sends " \
                                "and staging adds a copy on every core, blocks of 4194304 / n^2 bytes on n "   \
-                               "processes (1048576 on 2), 131072 at least; 33554432 for the others")         \
+                               "processes (1048576 on 2), 131072 at least; 33554432 for the others; 16384 "  \
+                               "for every collective on a pair of processes that OSMP_PAIR_LATENCY finds "   \
+                               "far apart")                                                                  \
+    X(PAIR_LATENCY, "auto", "one-way cache-line latency between the two processes of a pair team, ns: auto "   \
+                            "(measured at team creation, 64 round trips) or a number; above 150 the pair is "  \
+                            "far apart (other packages; a virtual machine whose host placed the two vCPUs "   \
+                            "on different sockets) and OSMP_SINGLE_COPY_MIN=auto copies once from 16 KiB")   \
     X(SINGLE_COPY_MIN_THREADS, "49", "the same for teams whose participants are threads of one process "       \
                                      "(plain loads; the default: every message larger than a mailbox line's " \
                                      "inline data)")                                                           \
@@ -79,6 +85,18 @@
  * gather and scatter the staged copies run on two cores at once, pipelined,
  * and the slots won up to 16 MiB. */
 #define OSMP__SINGLE_COPY_MIN_AUTO 33554432L
+/* A pair far apart (one-way line latency above OSMP__PAIR_FAR_NS): there a
+ * staged line crosses twice, the writer taking it back from the reader's cache
+ * and the reader fetching it, where a single copy reads the source once (and
+ * a source that did not change since the last call not at all). This machine's
+ * two vCPUs sometimes sit on different host sockets (line round trip 0.46-0.48
+ * us against 0.07): 2 processes, OSU timing, 8 KiB-64 KiB, Open MPI, default ->
+ * OSMP_SINGLE_COPY_MIN=8192: bcast 32 KiB 8.6-9.8 -> 4.1-4.5 us (Open MPI alone
+ * 4.6-5.0), gather 8.6-8.9 -> 4.9-5.5 (6.0-6.2), allgather 9.1-9.4 -> 4.8-5.5
+ * (5.8-6.1), alltoall 10.7-10.8 -> 5.4-6.2 (7.3-7.7); back to back 256 KiB
+ * bcast 52-54 -> 44-50 (42-47), alltoall 85-90 -> 52-61 (53-57). */
+#define OSMP__SINGLE_COPY_MIN_FAR 16384L
+#define OSMP__PAIR_FAR_NS 150
 #define OSMP__SINGLE_COPY_EXCHANGE_TEAM 4194304L /* n^2 x block */
 #define OSMP__SINGLE_COPY_EXCHANGE_FLOOR 131072L
 

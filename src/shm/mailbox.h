@@ -81,6 +81,7 @@ struct osmp__region {
     struct osmp__wake wake[2];
     struct osmp__shared shared; /* used in rank 0's region only */
     struct osmp__mini mini[2][OSMP__MINI_SLOTS];
+    struct osmp__mini probe; /* team creation's cache-line latency probe between a pair (team.c) */
 };
 
 enum { OSMP__UP = 0, OSMP__DOWN = 1 };

@@ -97,6 +97,8 @@ struct boot1 {
     uint64_t cpus[OSMP__CPU_WORDS]; /* which (the first 64 * OSMP__CPU_WORDS) */
     uint64_t op_specs; /* a hash of the participant's OSMP_HIERARCHY_<OP> (they must agree) */
     uint64_t probe_addr, chunk, depth, single_copy_min, single_copy_min_exchange, single_copy_min_threads, step_start;
+    int64_t single_copy_min_far; /* a pair far apart (OSMP_PAIR_LATENCY); -1: no such rule */
+    int64_t pair_latency;        /* OSMP_PAIR_LATENCY in ns; -1: auto (measure) */
     /* OSMP_<OP>_ALG as an index into the collective's table (-1: auto) and a radix */
     int16_t alg[OSMP_COLL_COUNT], radix[OSMP_COLL_COUNT];
     char seg_name[OSMP_SEG_NAME_MAX];
@@ -106,6 +108,7 @@ struct boot1 {
 
 struct boot2 {
     int32_t status, can_read_next;
+    int32_t far; /* rank 0's: the pair is far apart (pair_latency) */
 };
 
 static volatile uint64_t probe_word = 0x6f736d7070726f62ULL; /* read by the next rank to test CMA */
@@ -142,7 +145,12 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy, int size)
         snprintf(err, sizeof(err), "OSMP_SINGLE_COPY_MIN=\"%s\" must be auto or an integer in 0..%ld", sm, 1L << 40);
     long scmin_threads =
         scmin < 0 ? -1 : osmp__knob_long(OSMP_KNOB_SINGLE_COPY_MIN_THREADS, 0, 1L << 40, err, sizeof(err));
-    long check = scmin_threads < 0 ? -1 : osmp__knob_long(OSMP_KNOB_CHECK_ARGS, 0, 1, err, sizeof(err));
+    const char *pl = osmp__knob_str(OSMP_KNOB_PAIR_LATENCY);
+    int pl_auto = strcmp(pl, "auto") == 0;
+    long lat = scmin_threads < 0 ? -1 : pl_auto ? 0 : osmp__knob_long(OSMP_KNOB_PAIR_LATENCY, 0, 1L << 30, err, sizeof(err));
+    if (scmin_threads >= 0 && lat < 0)
+        snprintf(err, sizeof(err), "OSMP_PAIR_LATENCY=\"%s\" must be auto or an integer in 0..%ld", pl, 1L << 30);
+    long check = lat < 0 ? -1 : osmp__knob_long(OSMP_KNOB_CHECK_ARGS, 0, 1, err, sizeof(err));
     if (check < 0) {
         report_knob(err);
         return OSMP_ERR_KNOB;
@@ -155,6 +163,8 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy, int size)
                                   : exch > OSMP__SINGLE_COPY_EXCHANGE_FLOOR ? (uint64_t)exch
                                                                           : OSMP__SINGLE_COPY_EXCHANGE_FLOOR;
     b->single_copy_min_threads = (uint64_t)scmin_threads;
+    b->single_copy_min_far = sm_auto ? OSMP__SINGLE_COPY_MIN_FAR : -1;
+    b->pair_latency = pl_auto ? -1 : lat;
     b->check_args = (int32_t)check;
     const char *start = osmp__knob_str(OSMP_KNOB_STEP_START);
     char *end;
@@ -372,7 +382,54 @@ static int32_t core_of(const struct osmp_team_params *p, osmp_topo_t topo)
 }
 
 /* The team's view for its algorithms, once the exchanges have agreed. */
-static int init_coll(osmp__team_t t, const struct boot1 *r0, osmp_topo_t topo)
+/* The pair latency probe: rounds of a cache line each way, timed by rank 0 in
+ * batches (the fastest batch counts: an interruption only slows one down). A
+ * peer that does not answer within the timeout leaves the pair near. */
+#define PROBE_ROUNDS 64
+#define PROBE_BATCH 8
+#define PROBE_TIMEOUT_NS 100000000
+
+static int probe_wait(osmp_atomic64_t *v, uint64_t want, int64_t deadline)
+{
+    for (unsigned i = 1; osmp__load_acquire(v) < want; i++) {
+        osmp__cpu_relax();
+        if (!(i & 1023) && osmp__now_ns() > deadline) return -1;
+    }
+    return 0;
+}
+
+/* Rank 0 of a pair: the one-way latency of a cache line to the other rank and
+ * back, in ns, or -1. Rank 1: answers each round; -1. */
+static int64_t pair_latency(struct osmp__mbox *mb)
+{
+    int me = mb->rank;
+    osmp_atomic64_t *mine = &osmp__mb_region(mb, me)->probe.seq, *theirs = &osmp__mb_region(mb, 1 - me)->probe.seq;
+    int64_t deadline = osmp__now_ns() + PROBE_TIMEOUT_NS, best = -1;
+    if (me == 1) {
+        for (uint64_t i = 1; i <= PROBE_ROUNDS; i++) {
+            if (probe_wait(theirs, i, deadline) || osmp__load_acquire(theirs) > PROBE_ROUNDS) break;
+            osmp__store_release(mine, i);
+        }
+        return -1;
+    }
+    for (uint64_t i = 1; i <= PROBE_ROUNDS; i += PROBE_BATCH) {
+        int64_t t0 = osmp__now_ns();
+        for (uint64_t j = i; j < i + PROBE_BATCH; j++) {
+            osmp__store_release(mine, j);
+            if (probe_wait(theirs, j, deadline)) {
+                best = -1;
+                i = PROBE_ROUNDS;
+                break;
+            }
+        }
+        int64_t one_way = (osmp__now_ns() - t0) / (2 * PROBE_BATCH);
+        if (i < PROBE_ROUNDS && (best < 0 || one_way < best)) best = one_way;
+    }
+    osmp__store_release(mine, PROBE_ROUNDS + 1); /* the peer stops answering */
+    return best;
+}
+
+static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, osmp_topo_t topo)
 {
     struct osmp__coll *c = &t->coll;
     c->cores = t->cores;
@@ -398,6 +455,8 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, osmp_topo_t topo)
         uint64_t min = one_process ? r0->single_copy_min_threads
                        : exchange  ? r0->single_copy_min_exchange
                                    : r0->single_copy_min;
+        if (far && r0->single_copy_min_far >= 0 && min > (uint64_t)r0->single_copy_min_far)
+            min = (uint64_t)r0->single_copy_min_far;
         c->single_copy_min[k] = !c->single_copy || min > SIZE_MAX ? SIZE_MAX : (size_t)min;
     }
     struct osmp__choice forced[OSMP_COLL_COUNT];
@@ -515,7 +574,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
      * 7 of 24 (operation, size) after yielding, 39-155 us (all) sleeping. */
     if (!t->coll.oversubscribed) mb->wait.yields = 0;
 
-    struct boot2 mine2 = {OSMP_OK, 1};
+    struct boot2 mine2 = {OSMP_OK, 1, 0};
     if (p->rank == 0) {
         mb->seg = seg;
         t->seg_private = p->size == 1;
@@ -543,6 +602,13 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
                                               sizeof(v)) == OSMP_OK &&
                               v == probe_word;
     }
+    /* A pair of processes, each on a CPU of its own: how far apart are they?
+     * (Both decide alike from the first exchange whether to probe; rank 0's
+     * answer travels in the last.) */
+    if (p->size == 2 && !t->local[1 - p->rank] && !t->coll.oversubscribed && r0->single_copy_min_far >= 0) {
+        int64_t ns = r0->pair_latency >= 0 ? r0->pair_latency : mine2.status ? -1 : pair_latency(mb);
+        mine2.far = ns > OSMP__PAIR_FAR_NS;
+    }
     orc = 0;
     if (p->size > 1)
         orc = p->oob_allgather(p->oob_ctx, &mine2, all2, sizeof(mine2)); /* 4 */
@@ -554,7 +620,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     for (int r = 0; r < p->size; r++) readable &= all2[r].can_read_next;
     t->coll.single_copy = r0->single_copy_mode && readable;
     if (!rc && r0->single_copy_mode == 2 && !readable) rc = OSMP_ERR_UNSUPPORTED;
-    if (!rc) rc = init_coll(t, r0, topo); /* cannot fail: the same on every participant */
+    if (!rc) rc = init_coll(t, r0, all2[0].far, topo); /* cannot fail: the same on every participant */
     if (rc) goto fail;
     exchange_free(all1, (size_t)p->size * sizeof(*all1), mapped1);
     exchange_free(all2, (size_t)p->size * sizeof(*all2), mapped2);

@@ -17,4 +17,17 @@ for kv in OSMP_SPIN=abc OSMP_YIELDS=-1 OSMP_JOIN_TIMEOUT=1e3 OSMP_BCAST_ALG=bogu
     echo "FAIL $kv: expected $want line(s) naming $name, \"$value\" and the default:"; echo "$out"; status=1
   else echo "ok   $kv: $(printf '%s\n' "$out" | grep -m1 "^osmp: $name")"; fi
 done
+# The team's shared settings (read by rank 0 at team creation): a bad value
+# fails the team, with one line naming the variable, the value and what it
+# must be.
+for kv in OSMP_PAIR_LATENCY=near OSMP_PAIR_LATENCY=-1 OSMP_SINGLE_COPY_MIN=big OSMP_CHUNK_SIZE=1; do
+  name=${kv%%=*} value=${kv#*=}
+  out=$(env "$kv" "$run" -n 2 -- "$trace" bcast 4096 2>&1)
+  rc=$?
+  lines=$(printf '%s\n' "$out" | grep -c "^osmp: $name=\"$value\" must be auto or an integer")
+  if [ $rc = 0 ] || [ "$lines" != 1 ]; then
+    echo "FAIL $kv: expected a failed run and one line naming $name, \"$value\" and auto (exit $rc):"; echo "$out"
+    status=1
+  else echo "ok   $kv: $(printf '%s\n' "$out" | grep -m1 "^osmp: $name")"; fi
+done
 exit $status

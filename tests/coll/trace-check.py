@@ -29,7 +29,10 @@ def run_case(tools, machine, cores, op, nbytes, root=0, env=None):
     osmp_run, osmp_topo, trace_run = tools
     with tempfile.TemporaryDirectory() as d:
         prefix = os.path.join(d, "t")
-        e = dict(os.environ, OSMP_TRACE=prefix, **(env or {}))
+        # A pair's paths depend on how far apart its two processes are, which
+        # team creation measures (OSMP_PAIR_LATENCY=auto): the cases fix it.
+        e = dict(os.environ, OSMP_TRACE=prefix, OSMP_PAIR_LATENCY="0")
+        e.update(env or {})
         n = len(cores.split(","))
         cmd = [osmp_run, "-n", str(n), *machine, "--cores", cores, "--timeout", "250", "--",
                trace_run, op, str(nbytes), str(root)]
@@ -179,6 +182,33 @@ def case_single_copy_exchange(tools):
     check("bcast of 1 MiB: the root stages it into its slots", c["own"] == [MIB, 0], c["own"])
 
 
+def case_pair_far(tools):
+    # A pair far apart (OSMP_PAIR_LATENCY above 150 ns, as team creation
+    # measures it between two vCPUs on different host sockets): every
+    # collective copies once from 16 KiB, where a near pair stages. The rule
+    # is auto's: a number for OSMP_SINGLE_COPY_MIN, or a third process, leaves
+    # the paths of a near pair.
+    cma, b = {"OSMP_SINGLE_COPY": "cma"}, 64 * 1024
+    for lat, own, alg in (("500", 0, "pairwise"), ("20", b, "slots"), ("150", b, "slots")):
+        env = dict(cma, OSMP_PAIR_LATENCY=lat)
+        c = run_case(tools, OPTERON48, "0,1", "bcast", b, env=env)
+        check(f"OSMP_PAIR_LATENCY={lat}: bcast of 64 KiB, the root copies {own} B within its memory",
+              c["own"] == [own, 0], c["own"])
+        check(f"OSMP_PAIR_LATENCY={lat}: bcast of 64 KiB, the other rank receives it once", c["received"] == [0, b],
+              c["received"])
+        c = run_case(tools, OPTERON48, "0,1", "alltoall", b, env=env)
+        check(f"OSMP_PAIR_LATENCY={lat}: alltoall of 64 KiB: {alg}", c["alg"] == alg, c["alg"])
+    c = run_case(tools, OPTERON48, "0,1", "bcast", 16 * 1024, env=dict(cma, OSMP_PAIR_LATENCY="500"))
+    check("far: bcast of 16 KiB goes by single copy", c["own"] == [0, 0], c["own"])
+    c = run_case(tools, OPTERON48, "0,1", "bcast", 16 * 1024 - 8, env=dict(cma, OSMP_PAIR_LATENCY="500"))
+    check("far: bcast of 16 KiB - 8 B is staged", c["own"] == [16 * 1024 - 8, 0], c["own"])
+    c = run_case(tools, OPTERON48, "0,1", "alltoall", b,
+                 env=dict(cma, OSMP_PAIR_LATENCY="500", OSMP_SINGLE_COPY_MIN="33554432"))
+    check("far, OSMP_SINGLE_COPY_MIN=33554432: alltoall of 64 KiB through the slots", c["alg"] == "slots", c["alg"])
+    c = run_case(tools, OPTERON48, "0,1,2", "alltoall", b, env=dict(cma, OSMP_PAIR_LATENCY="500"))
+    check("3 processes, OSMP_PAIR_LATENCY=500: alltoall of 64 KiB through the slots", c["alg"] == "slots", c["alg"])
+
+
 def case_allreduce_opteron(tools):
     c = run_case(tools, OPTERON48, CROSS48, "allreduce", MIB)
     check("1 MiB allreduce moves at most 16 MiB across packages", c["cross"]["package"] <= 16 * MIB,
@@ -254,6 +284,7 @@ CASES = {
     "reduce_scatter-opteron48": case_reduce_scatter_opteron,
     "reduce_scatter-direct": case_reduce_scatter_direct,
     "single-copy-exchange": case_single_copy_exchange,
+    "pair-far": case_pair_far,
     "allreduce-opteron48": case_allreduce_opteron,
     "gather-opteron48": case_gather_opteron,
 }
