@@ -209,6 +209,24 @@ def case_pair_far(tools):
     check("3 processes, OSMP_PAIR_LATENCY=500: alltoall of 64 KiB through the slots", c["alg"] == "slots", c["alg"])
 
 
+def case_alltoall_direct(tools):
+    # Six ranks of one package (a flat team): every rank writes its blocks for
+    # the five others into its line (5 x 8 B) or one slot (5 x 200 B) and reads
+    # its own out of each other rank's; a vector beyond a slot (5 x 8000 B,
+    # chunk 32 KiB) is handed to slots, and the trace says so.
+    cores = "0,1,2,3,4,5"
+    for b in (8, 200):
+        c = run_case(tools, OPTERON48, cores, "alltoall", b)
+        check(f"{b} B blocks: direct ran", c["alg"] == "direct", c["alg"])
+        check(f"{b} B blocks: every rank receives one block from each of the 5 others",
+              all(v == 5 * b for v in c["received"]), c["received"])
+        check(f"{b} B blocks: every rank reads from the 5 others", c["sources"] == [5] * 6, c["sources"])
+        check(f"{b} B blocks: every rank copies its 5 blocks for the others and its own within its memory",
+              c["own"] == [6 * b] * 6, c["own"])
+    c = run_case(tools, OPTERON48, cores, "alltoall", 8000)
+    check("8000 B blocks: direct handed the call to slots", c["alg"] == "slots", c["alg"])
+
+
 def case_allreduce_opteron(tools):
     c = run_case(tools, OPTERON48, CROSS48, "allreduce", MIB)
     check("1 MiB allreduce moves at most 16 MiB across packages", c["cross"]["package"] <= 16 * MIB,
@@ -285,6 +303,7 @@ CASES = {
     "reduce_scatter-direct": case_reduce_scatter_direct,
     "single-copy-exchange": case_single_copy_exchange,
     "pair-far": case_pair_far,
+    "alltoall-direct": case_alltoall_direct,
     "allreduce-opteron48": case_allreduce_opteron,
     "gather-opteron48": case_gather_opteron,
 }
