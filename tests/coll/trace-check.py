@@ -132,19 +132,28 @@ def case_reduce_scatter_opteron(tools):
     check("auto chose the ring", c["alg"] == "ring", c["alg"])
 
 
-def case_reduce_scatter_direct(tools):
-    # Six ranks of one package (a flat team): small blocks take one hop, every
-    # rank reading its block of each other rank's vector (line: 6 x 8 B; slot:
-    # 6 x 200 B). A vector that fits a slot but would make each rank read more
-    # than 16 KiB (5 x 4000 B) is handed to reduces, and the trace says so;
-    # large blocks take the ring.
-    cores = "0,1,2,3,4,5"
+def check_direct_small(tools, op, own):
+    # Six ranks of one package (a flat team), blocks of 8 B (line) and 200 B
+    # (slot): direct ran, and every rank read one block from each of the 5
+    # others (and copied own x B within its memory, where own is given).
     for b in (8, 200):
-        c = run_case(tools, OPTERON48, cores, "reduce_scatter_block", b)
-        check(f"{b} B blocks: direct ran", c["alg"] == "direct", c["alg"])
-        check(f"{b} B blocks: every rank receives its block from the 5 others once",
+        c = run_case(tools, OPTERON48, "0,1,2,3,4,5", op, b)
+        check(f"{op}, {b} B blocks: direct ran", c["alg"] == "direct", c["alg"])
+        check(f"{op}, {b} B blocks: every rank receives one block from each of the 5 others once",
               all(v == 5 * b for v in c["received"]), c["received"])
-        check(f"{b} B blocks: every rank reads from the 5 others", c["sources"] == [5] * 6, c["sources"])
+        check(f"{op}, {b} B blocks: every rank reads from the 5 others", c["sources"] == [5] * 6, c["sources"])
+        if own:
+            check(f"{op}, {b} B blocks: every rank copies {own} x B within its memory", c["own"] == [own * b] * 6,
+                  c["own"])
+
+
+def case_reduce_scatter_direct(tools):
+    # Small blocks take one hop, every rank reading its block of each other
+    # rank's vector (line: 6 x 8 B; slot: 6 x 200 B). A vector that fits a
+    # slot but would make each rank read more than 16 KiB (5 x 4000 B) is
+    # handed to reduces, and the trace says so; large blocks take the ring.
+    cores = "0,1,2,3,4,5"
+    check_direct_small(tools, "reduce_scatter_block", 0)
     c = run_case(tools, OPTERON48, cores, "reduce_scatter_block", 4000)
     check("4000 B blocks: direct handed the call to reduces", c["alg"] == "reduces", c["alg"])
     c = run_case(tools, OPTERON48, cores, "reduce_scatter_block", 65540)
@@ -210,20 +219,12 @@ def case_pair_far(tools):
 
 
 def case_alltoall_direct(tools):
-    # Six ranks of one package (a flat team): every rank writes its blocks for
-    # the five others into its line (5 x 8 B) or one slot (5 x 200 B) and reads
-    # its own out of each other rank's; a vector beyond a slot (5 x 8000 B,
-    # chunk 32 KiB) is handed to slots, and the trace says so.
-    cores = "0,1,2,3,4,5"
-    for b in (8, 200):
-        c = run_case(tools, OPTERON48, cores, "alltoall", b)
-        check(f"{b} B blocks: direct ran", c["alg"] == "direct", c["alg"])
-        check(f"{b} B blocks: every rank receives one block from each of the 5 others",
-              all(v == 5 * b for v in c["received"]), c["received"])
-        check(f"{b} B blocks: every rank reads from the 5 others", c["sources"] == [5] * 6, c["sources"])
-        check(f"{b} B blocks: every rank copies its 5 blocks for the others and its own within its memory",
-              c["own"] == [6 * b] * 6, c["own"])
-    c = run_case(tools, OPTERON48, cores, "alltoall", 8000)
+    # Every rank writes its blocks for the five others into its line (5 x 8 B)
+    # or one slot (5 x 200 B), and its own into its output, and reads its own
+    # out of each other rank's; a vector beyond a slot (5 x 8000 B, chunk 32
+    # KiB) is handed to slots, and the trace says so.
+    check_direct_small(tools, "alltoall", 6)
+    c = run_case(tools, OPTERON48, "0,1,2,3,4,5", "alltoall", 8000)
     check("8000 B blocks: direct handed the call to slots", c["alg"] == "slots", c["alg"])
 
 
