@@ -1,6 +1,6 @@
 /*
- * Direct alltoall: every rank writes its whole send vector into its line (or
- * one slot) and reads its own block out of every other rank's. For small
+ * Direct alltoall: every rank writes its blocks for the others into its line
+ * (or one slot) and reads its own block out of every other rank's. For small
  * vectors on small flat teams it takes one hop per block, where the slots
  * take a slot and its counter line per writer and call.
  */
