@@ -92,9 +92,11 @@
  * two vCPUs sometimes sit on different host sockets (line round trip 0.46-0.48
  * us against 0.07): 2 processes, OSU timing, 8 KiB-64 KiB, Open MPI, default ->
  * OSMP_SINGLE_COPY_MIN=8192: bcast 32 KiB 8.6-9.8 -> 4.1-4.5 us (Open MPI alone
- * 4.6-5.0), gather 8.6-8.9 -> 4.9-5.5 (6.0-6.2), allgather 9.1-9.4 -> 4.8-5.5
+ * 4.6-5.0), gather 8.6-8.9 -> 4.9-5.5 (6.0-6.2), scatter 9.1-9.4 -> 4.8-5.5
  * (5.8-6.1), alltoall 10.7-10.8 -> 5.4-6.2 (7.3-7.7); back to back 256 KiB
- * bcast 52-54 -> 44-50 (42-47), alltoall 85-90 -> 52-61 (53-57). */
+ * bcast 52-54 -> 44-50 (42-47), alltoall 85-90 -> 52-61 (53-57). Allgather
+ * stayed at 10.5-11.2 (7.2-7.7): its direct algorithm had no single copy, and
+ * now hands such blocks to the ring. */
 #define OSMP__SINGLE_COPY_MIN_FAR 16384L
 #define OSMP__PAIR_FAR_NS 150
 #define OSMP__SINGLE_COPY_EXCHANGE_TEAM 4194304L /* n^2 x block */

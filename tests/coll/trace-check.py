@@ -207,6 +207,11 @@ def case_pair_far(tools):
               c["received"])
         c = run_case(tools, OPTERON48, "0,1", "alltoall", b, env=env)
         check(f"OSMP_PAIR_LATENCY={lat}: alltoall of 64 KiB: {alg}", c["alg"] == alg, c["alg"])
+    for lat, alg, own in (("500", "ring", 32 * 1024), ("20", "direct", 2 * 32 * 1024)):
+        c = run_case(tools, OPTERON48, "0,1", "allgather", 32 * 1024, env=dict(cma, OSMP_PAIR_LATENCY=lat))
+        check(f"OSMP_PAIR_LATENCY={lat}: allgather of 32 KiB: {alg}", c["alg"] == alg, c["alg"])
+        check(f"OSMP_PAIR_LATENCY={lat}: allgather of 32 KiB, each rank copies {own} B within its memory",
+              c["own"] == [own, own], c["own"])
     c = run_case(tools, OPTERON48, "0,1", "bcast", 16 * 1024, env=dict(cma, OSMP_PAIR_LATENCY="500"))
     check("far: bcast of 16 KiB goes by single copy", c["own"] == [0, 0], c["own"])
     c = run_case(tools, OPTERON48, "0,1", "bcast", 16 * 1024 - 8, env=dict(cma, OSMP_PAIR_LATENCY="500"))

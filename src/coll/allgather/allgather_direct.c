@@ -10,10 +10,13 @@
 
 int osmp__allgather_direct(osmp__coll_t t, const struct osmp__args *a);
 int osmp__allgather_gather_bcast(osmp__coll_t t, const struct osmp__args *a);
+int osmp__allgather_ring(osmp__coll_t t, const struct osmp__args *a);
 
 /*
  * Direct allgather protocol (the block fits the mailbox line, or one slot;
- * larger ones run gather_bcast):
+ * larger ones run gather_bcast, and blocks that single copy takes the ring,
+ * which reads each block once from its owner's input: a pair far apart, or a
+ * low OSMP_SINGLE_COPY_MIN):
  *   1. write my block into my up line (or my next up slot: osmp__slots_take), publish up s;
  *   2. for every other rank r, wait for its up s and copy its block from its
  *      line (slot) to its place in my output; my own block goes there from my
@@ -24,6 +27,7 @@ int osmp__allgather_direct(osmp__coll_t t, const struct osmp__args *a)
 {
     struct osmp__mbox *m = &t->mb;
     size_t B = a->count * a->esize;
+    if (a->single_copy) return osmp__trace_handover(t, "ring"), osmp__allgather_ring(t, a);
     if (B > m->chunk) return osmp__trace_handover(t, "gather_bcast"), osmp__allgather_gather_bcast(t, a);
     int slot = B <= OSMP_INLINE_MAX ? OSMP__SLOT_INLINE : osmp__mb_ring(m, osmp__slots_take(t, 1));
     uint64_t s = osmp__phase(t) + 1;
