@@ -96,9 +96,9 @@ struct boot1 {
     int32_t check_args, ncpus; /* ncpus: CPUs this participant may run on (sched_getaffinity) */
     uint64_t cpus[OSMP__CPU_WORDS]; /* which (the first 64 * OSMP__CPU_WORDS) */
     uint64_t op_specs; /* a hash of the participant's OSMP_HIERARCHY_<OP> (they must agree) */
-    uint64_t probe_addr, chunk, depth, single_copy_min, single_copy_min_exchange, single_copy_min_threads, step_start;
-    int64_t single_copy_min_far; /* a pair far apart (OSMP_PAIR_LATENCY); -1: no such rule */
-    int64_t pair_latency;        /* OSMP_PAIR_LATENCY in ns; -1: auto (measure) */
+    uint64_t probe_addr, chunk, depth, single_copy_min, single_copy_min_threads, step_start;
+    int64_t pair_latency;     /* OSMP_PAIR_LATENCY in ns; -1: auto (measure) */
+    int32_t single_copy_auto; /* OSMP_SINGLE_COPY_MIN=auto: the exchange and far-pair rules apply (init_coll) */
     /* OSMP_<OP>_ALG as an index into the collective's table (-1: auto) and a radix */
     int16_t alg[OSMP_COLL_COUNT], radix[OSMP_COLL_COUNT];
     char seg_name[OSMP_SEG_NAME_MAX];
@@ -158,12 +158,8 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy, int size)
     b->chunk = (uint64_t)chunk & ~(uint64_t)7; /* whole elements of every datatype */
     b->depth = (uint64_t)depth;
     b->single_copy_min = (uint64_t)scmin;
-    long exch = OSMP__SINGLE_COPY_EXCHANGE_TEAM / ((long)size * size);
-    b->single_copy_min_exchange = !sm_auto                                 ? (uint64_t)scmin
-                                  : exch > OSMP__SINGLE_COPY_EXCHANGE_FLOOR ? (uint64_t)exch
-                                                                          : OSMP__SINGLE_COPY_EXCHANGE_FLOOR;
     b->single_copy_min_threads = (uint64_t)scmin_threads;
-    b->single_copy_min_far = sm_auto ? OSMP__SINGLE_COPY_MIN_FAR : -1;
+    b->single_copy_auto = sm_auto;
     b->pair_latency = pl_auto ? -1 : lat;
     b->check_args = (int32_t)check;
     const char *start = osmp__knob_str(OSMP_KNOB_STEP_START);
@@ -418,13 +414,13 @@ static int64_t pair_latency(struct osmp__mbox *mb)
             osmp__store_release(mine, j);
             if (probe_wait(theirs, j, deadline)) {
                 best = -1;
-                i = PROBE_ROUNDS;
-                break;
+                goto done;
             }
         }
         int64_t one_way = (osmp__now_ns() - t0) / (2 * PROBE_BATCH);
-        if (i < PROBE_ROUNDS && (best < 0 || one_way < best)) best = one_way;
+        if (best < 0 || one_way < best) best = one_way;
     }
+done:
     osmp__store_release(mine, PROBE_ROUNDS + 1); /* the peer stops answering */
     return best;
 }
@@ -449,14 +445,19 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, osmp_topo_
      * blocks. */
     int one_process = 1;
     for (int r = 0; r < t->coll.size; r++) one_process &= t->local[r];
+    /* OSMP_SINGLE_COPY_MIN=auto (knobs.h): the exchanges (blocks from every
+     * rank to every rank: allgather(v), alltoall(v)) by the team's volume, and
+     * a pair far apart from OSMP__SINGLE_COPY_MIN_FAR. */
+    uint64_t n2 = (uint64_t)c->size * (uint64_t)c->size, exch = OSMP__SINGLE_COPY_EXCHANGE_TEAM / n2;
+    if (exch < OSMP__SINGLE_COPY_EXCHANGE_FLOOR) exch = OSMP__SINGLE_COPY_EXCHANGE_FLOOR;
     for (int k = 0; k < OSMP_COLL_COUNT; k++) {
-        int exchange = k == OSMP_COLL_ALLGATHER || k == OSMP_COLL_ALLGATHERV || k == OSMP_COLL_ALLTOALL ||
-                       k == OSMP_COLL_ALLTOALLV;
-        uint64_t min = one_process ? r0->single_copy_min_threads
-                       : exchange  ? r0->single_copy_min_exchange
-                                   : r0->single_copy_min;
-        if (far && r0->single_copy_min_far >= 0 && min > (uint64_t)r0->single_copy_min_far)
-            min = (uint64_t)r0->single_copy_min_far;
+        unsigned f = osmp_coll_flags((osmp_coll_t)k);
+        int exchange = (f & OSMP_COLL_BLOCKS) && !(f & (OSMP_COLL_ROOTED | OSMP_COLL_REDUCES));
+        uint64_t min = one_process ? r0->single_copy_min_threads : r0->single_copy_min;
+        if (!one_process && r0->single_copy_auto) {
+            if (exchange) min = exch;
+            if (far && min > OSMP__SINGLE_COPY_MIN_FAR) min = OSMP__SINGLE_COPY_MIN_FAR;
+        }
         c->single_copy_min[k] = !c->single_copy || min > SIZE_MAX ? SIZE_MAX : (size_t)min;
     }
     struct osmp__choice forced[OSMP_COLL_COUNT];
@@ -605,7 +606,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     /* A pair of processes, each on a CPU of its own: how far apart are they?
      * (Both decide alike from the first exchange whether to probe; rank 0's
      * answer travels in the last.) */
-    if (p->size == 2 && !t->local[1 - p->rank] && !t->coll.oversubscribed && r0->single_copy_min_far >= 0) {
+    if (p->size == 2 && !t->local[1 - p->rank] && !t->coll.oversubscribed && r0->single_copy_auto) {
         int64_t ns = r0->pair_latency >= 0 ? r0->pair_latency : mine2.status ? -1 : pair_latency(mb);
         mine2.far = ns > OSMP__PAIR_FAR_NS;
     }
