@@ -288,6 +288,42 @@ int osmp_topo_is_this_machine(osmp_topo_t topo)
     return topo && hwloc_topology_is_thissystem(topo->hw);
 }
 
+/* Read the file whole and refuse what hwloc would abort on (xmlcheck.c). */
+static int check_xml_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        osmp__why(last_error, sizeof(last_error), "cannot open %s: %s", path, strerror(errno));
+        return OSMP_ERR_TOPO_LOAD;
+    }
+    size_t cap = 0, size = 0;
+    char *text = NULL;
+    int no_memory = 0;
+    for (;;) {
+        if (size == cap) {
+            char *grown = realloc(text, cap ? 2 * cap : 1 << 16);
+            if ((no_memory = !grown)) break;
+            text = grown;
+            cap = cap ? 2 * cap : 1 << 16;
+        }
+        size_t got = fread(text + size, 1, cap - size, f);
+        if (!got) break;
+        size += got;
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (no_memory) {
+        free(text);
+        return OSMP_ERR_NO_MEMORY;
+    }
+    char why[160] = "";
+    int rc = err ? -1 : osmp__xml_check(text, size, why, sizeof(why));
+    free(text);
+    if (err) osmp__why(last_error, sizeof(last_error), "cannot read %s", path);
+    else if (rc) osmp__why(last_error, sizeof(last_error), "%s: %s", path, why);
+    return rc ? OSMP_ERR_TOPO_LOAD : OSMP_OK;
+}
+
 /* hwloc's part of a load into t->hw; extra: more hwloc topology flags. */
 static int hw_load(struct osmp_topo *t, osmp_topo_source_t source, const char *what, unsigned flags,
                    unsigned long extra)
@@ -302,12 +338,8 @@ static int hw_load(struct osmp_topo *t, osmp_topo_source_t source, const char *w
     hwloc_topology_set_flags(t->hw, extra | (flags & OSMP_TOPO_WHOLE_SYSTEM ? HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED : 0));
     if (source == OSMP_TOPO_XML) {
         /* hwloc reports a missing file only as EINVAL at load time; say what is wrong. */
-        FILE *f = fopen(what, "r");
-        if (!f) {
-            osmp__why(last_error, sizeof(last_error), "cannot open %s: %s", what, strerror(errno));
-            return OSMP_ERR_TOPO_LOAD;
-        }
-        fclose(f);
+        int rc = check_xml_file(what);
+        if (rc) return rc;
         if (hwloc_topology_set_xml(t->hw, what) < 0) {
             osmp__why(last_error, sizeof(last_error), "%s: not a usable hwloc XML file", what);
             return OSMP_ERR_TOPO_LOAD;

@@ -34,4 +34,7 @@ struct osmp_topo {
     uint32_t *core_lat;  /* ncores^2 measured latencies in ns (osmp-probe's "OSMPLatency"), NULL if none */
 };
 
+/* 0 if hwloc can be given this XML text, else -1 and a one-line reason (xmlcheck.c). */
+int osmp__xml_check(const char *text, size_t size, char *why, size_t whylen);
+
 #endif

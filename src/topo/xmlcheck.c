@@ -1,0 +1,116 @@
+/*
+ * xmlcheck: refuse the hwloc XML inputs that make hwloc 2.9.0 (Debian 12) abort or crash instead of
+ * failing the load. A topology file is outside input (osmp-run/osmp-topo --topology, OSMP_TOPOLOGY=FILE),
+ * so a malformed one must end in an error the user can read, not in a core dump of their MPI job.
+ *
+ * Two such inputs are known, both found by tests/fuzz/fuzz-xml (regressions/xml/hwloc-*):
+ *  - a bitmap attribute (cpuset, nodeset, complete_cpuset, ...) whose text starts with a comma:
+ *    hwloc_bitmap_sscanf counts the commas after the first character, then fails `assert(count > 0)`
+ *    on ",1". Every crashing string of up to 6 characters over ",0xf.1 -g" starts with a comma; none
+ *    after the "0xf...f," prefix does. A value starting with '&' is refused too: libxml2 expands
+ *    character and entity references, so "&#44;1" reaches hwloc as ",1".
+ *  - an object with a cpuset or nodeset but no complete_cpuset or complete_nodeset: hwloc dereferences
+ *    the missing one (lstopo crashes too; hwloc rejects such objects since open-mpi/hwloc#783).
+ *
+ * The scan is lexical, not a validating parser: hwloc still decides whether the file is a topology.
+ * It only has to see attributes the way hwloc will, so it skips comments and CDATA sections (whose
+ * quotes and '<' are text), reads quoted values whole (a '>' inside one does not end the tag), and
+ * leaves values and tags the file never closes to hwloc, which refuses them.
+ * Pure: the topo layer's helper, no processes, no shared memory.
+ */
+#include <ctype.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "topo_internal.h"
+
+static int name_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_' || c == '-' || c == ':' || c == '.';
+}
+
+static const char *skip_past(const char *p, const char *end, const char *marker)
+{
+    size_t len = strlen(marker);
+    for (; p + len <= end; p++)
+        if (memcmp(p, marker, len) == 0) return p + len;
+    return end;
+}
+
+static int line_of(const char *text, const char *at)
+{
+    int line = 1;
+    for (const char *p = text; p < at; p++) line += *p == '\n';
+    return line;
+}
+
+static int is(const char *s, size_t len, const char *word)
+{
+    return strlen(word) == len && memcmp(s, word, len) == 0;
+}
+
+enum { CPUSET = 1, COMPLETE_CPUSET = 2, NODESET = 4, COMPLETE_NODESET = 8 };
+
+int osmp__xml_check(const char *text, size_t size, char *why, size_t whylen)
+{
+    const char *p = text, *end = text + size;
+    while (p < end) {
+        if (*p != '<') {
+            p++;
+            continue;
+        }
+        if ((size_t)(end - p) >= 4 && memcmp(p, "<!--", 4) == 0) {
+            p = skip_past(p + 4, end, "-->");
+            continue;
+        }
+        if ((size_t)(end - p) >= 9 && memcmp(p, "<![CDATA[", 9) == 0) {
+            p = skip_past(p + 9, end, "]]>");
+            continue;
+        }
+        const char *element = ++p;
+        while (p < end && name_char(*p)) p++;
+        int object = is(element, (size_t)(p - element), "object");
+        unsigned seen = 0;
+        while (p < end && *p != '>') {
+            if (*p == '"' || *p == '\'') { /* a quote outside a value: skip what it encloses */
+                const char *q = memchr(p + 1, *p, (size_t)(end - p - 1));
+                p = q ? q + 1 : end;
+                continue;
+            }
+            if (!name_char(*p)) {
+                p++;
+                continue;
+            }
+            const char *attr = p;
+            while (p < end && name_char(*p)) p++;
+            size_t alen = (size_t)(p - attr);
+            while (p < end && isspace((unsigned char)*p)) p++;
+            if (p == end || *p != '=') continue;
+            p++;
+            while (p < end && isspace((unsigned char)*p)) p++;
+            if (p == end || (*p != '"' && *p != '\'')) continue;
+            const char *value = p + 1, *close = memchr(value, *p, (size_t)(end - value));
+            if (!close) close = end;
+            p = close < end ? close + 1 : end;
+            if (alen >= 3 && memcmp(attr + alen - 3, "set", 3) == 0 && value < close && close < end &&
+                (*value == ',' || *value == '&')) {
+                osmp__why(why, whylen, "line %d: the %.*s bitmap starts with '%c' (hwloc aborts on it)",
+                          line_of(text, attr), (int)(alen > 32 ? 32 : alen), attr, *value);
+                return -1;
+            }
+            seen |= is(attr, alen, "cpuset")             ? CPUSET
+                    : is(attr, alen, "complete_cpuset")  ? COMPLETE_CPUSET
+                    : is(attr, alen, "nodeset")          ? NODESET
+                    : is(attr, alen, "complete_nodeset") ? COMPLETE_NODESET
+                                                         : 0;
+        }
+        if (object && p < end && (((seen & CPUSET) && !(seen & COMPLETE_CPUSET)) ||
+                       ((seen & NODESET) && !(seen & COMPLETE_NODESET)))) {
+            const char *set = (seen & CPUSET) && !(seen & COMPLETE_CPUSET) ? "cpuset" : "nodeset";
+            osmp__why(why, whylen, "line %d: an object with a %s but no complete_%s (hwloc crashes on it)",
+                      line_of(text, element), set, set);
+            return -1;
+        }
+    }
+    return 0;
+}
