@@ -230,7 +230,7 @@ OSMP_EXPORT int osmp_topo_distance(osmp_topo_t topo, int core_a, int core_b);
 /* A total order refining the rung: rung first, then the measured latency of the
  * pair in ns where the topology has osmp-probe's matrix (hwloc distances
  * "OSMPLatency"), else the NUMA matrix entry (0 without a matrix or inside one
- * NUMA node), then a deeper LCD first.
+ * NUMA node; an asymmetric matrix counts the mean of the two directions), then a deeper LCD first.
  * Comparable only within one topology. 0 for the same core. UINT32_MAX on bad input. */
 OSMP_EXPORT uint32_t osmp_topo_distance_key(osmp_topo_t topo, int core_a, int core_b);
 /* Short rung name: "core", "l2", "l3", "numa", "package", "group", "machine". */

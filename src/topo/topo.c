@@ -240,6 +240,11 @@ static int load_distances(struct osmp_topo *t, int kind, const char *name, uint3
             }
             d[a * n + b] = v == UINT64_MAX || a == b ? 0 : v > 0xffff ? 0xffff : (uint32_t)v;
         }
+    /* A pair's distance is one number: hwloc accepts asymmetric matrices (firmware reports some, and an
+     * edited XML file may hold anything), and trees built from both directions must agree. The mean
+     * keeps the pair's round trip. */
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) d[a * n + b] = d[b * n + a] = (d[a * n + b] + d[b * n + a] + 1) / 2;
     hwloc_distances_release(t->hw, dist);
     free(row);
     *out = d;

@@ -81,6 +81,34 @@ static void test_load_errors(void)
     CHECK_INT(osmp_topo_load(OSMP_TOPO_XML, OSMP_TESTS_DIR "/tools/data/malformed.xml", 0, &t), OSMP_ERR_TOPO_LOAD);
     CHECK_INT(osmp_topo_load(OSMP_TOPO_XML, OSMP_TESTS_DIR "/tools/data/not-a-topology.xml", 0, &t),
               OSMP_ERR_TOPO_LOAD);
+    /* What hwloc 2.9 would abort or crash on is refused before it sees the file, with the line. */
+    CHECK_INT(osmp_topo_load(OSMP_TOPO_XML, OSMP_TESTS_DIR "/tools/data/bitmap-comma.xml", 0, &t), OSMP_ERR_TOPO_LOAD);
+    CHECK(strstr(osmp_topo_last_error(), "line 7: the complete_cpuset bitmap starts with ','") != NULL);
+    CHECK_INT(osmp_topo_load(OSMP_TOPO_XML, OSMP_TESTS_DIR "/tools/data/no-complete-cpuset.xml", 0, &t),
+              OSMP_ERR_TOPO_LOAD);
+    CHECK(strstr(osmp_topo_last_error(), "line 4: an object with a cpuset but no complete_cpuset") != NULL);
+    CHECK(t == (osmp_topo_t)0x1);
+    /* A comma may start other attributes, and a bitmap's text inside another value is text. */
+    char path[] = "/tmp/osmp-test-topo-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("<?xml version=\"1.0\"?>\n<topology version=\"2.0\">\n"
+          "  <object type=\"Machine\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\" nodeset=\"0x1\" "
+          "complete_nodeset=\"0x1\" subtype=\",x\">\n"
+          "    <info name=\"note\" value=\"a cpuset=',1' b\"/>\n"
+          "    <object type=\"NUMANode\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\" nodeset=\"0x1\" "
+          "complete_nodeset=\"0x1\"/>\n"
+          "    <object type=\"Core\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\">\n"
+          "      <object type=\"PU\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\"/>\n"
+          "    </object>\n  </object>\n</topology>\n",
+          f);
+    fclose(f);
+    osmp_topo_t ok = NULL;
+    CHECK_INT(osmp_topo_load(OSMP_TOPO_XML, path, 0, &ok), OSMP_OK);
+    if (ok) CHECK_INT(osmp_topo_ncores(ok), 1);
+    osmp_topo_destroy(ok);
+    unlink(path);
     CHECK_INT(osmp_topo_load(OSMP_TOPO_SYNTHETIC, "pack:2 bogus:3", 0, &t), OSMP_ERR_TOPO_LOAD);
     CHECK_INT(osmp_topo_load(OSMP_TOPO_SYNTHETIC, NULL, 0, &t), OSMP_ERR_INVALID_ARG);
     CHECK_INT(osmp_topo_load(OSMP_TOPO_THIS_MACHINE, NULL, 0x80, &t), OSMP_ERR_INVALID_ARG);
@@ -169,6 +197,16 @@ static void test_distance_ladder(void)
     if (t) {
         CHECK_INT(osmp_topo_distance(t, 0, 10), OSMP_DIST_L3); /* L3 spans the package */
         CHECK(osmp_topo_distance_key(t, 0, 1) < osmp_topo_distance_key(t, 0, 10));
+        osmp_topo_destroy(t);
+    }
+    /* An asymmetric NUMA matrix (20 one way, 30 the other) orders both directions by the mean. */
+    t = NULL;
+    CHECK_INT(osmp_topo_load(OSMP_TOPO_XML, OSMP_TESTS_DIR "/fuzz/regressions/xml/numa-distances-asymmetric.xml", 0, &t),
+              OSMP_OK);
+    if (t) {
+        CHECK_INT(osmp_topo_distance(t, 0, 2), OSMP_DIST_MACHINE);
+        CHECK_INT(osmp_topo_distance_key(t, 0, 2) >> 8 & 0xffff, 25);
+        CHECK_INT(osmp_topo_distance_key(t, 2, 0), osmp_topo_distance_key(t, 0, 2));
         osmp_topo_destroy(t);
     }
     CHECK_STR(osmp_dist_rung_name(OSMP_DIST_GROUP), "group");
