@@ -11,6 +11,10 @@
  *    character and entity references, so "&#44;1" reaches hwloc as ",1".
  *  - an object with a cpuset or nodeset but no complete_cpuset or complete_nodeset: hwloc dereferences
  *    the missing one (lstopo crashes too; hwloc rejects such objects since open-mpi/hwloc#783).
+ * And one that costs half a gigabyte: a PU or NUMA node without os_index (hwloc takes index 2^32 - 1) or
+ * with a huge one sizes a bitmap for that index: 1-2 s and 500 MB to load tiny-synthetic.xml with one
+ * os_index attribute misspelt (lstopo too), over libFuzzer's 10 s timeout under ASan. Indices up to
+ * OSMP__XML_MAX_INDEX are taken (a bitmap of 128 KiB).
  *
  * The scan is lexical, not a validating parser: hwloc still decides whether the file is a topology.
  * It only has to see attributes the way hwloc will, so it skips comments and CDATA sections (whose
@@ -19,6 +23,7 @@
  * Pure: the topo layer's helper, no processes, no shared memory.
  */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/util.h"
@@ -49,7 +54,21 @@ static int is(const char *s, size_t len, const char *word)
     return strlen(word) == len && memcmp(s, word, len) == 0;
 }
 
+#define OSMP__XML_MAX_INDEX (1ul << 20)
+
 enum { CPUSET = 1, COMPLETE_CPUSET = 2, NODESET = 4, COMPLETE_NODESET = 8 };
+
+/* Is the quoted type [v, end) one whose os_index hwloc puts in a bitmap? */
+static int indexed_type(const char *v, const char *end)
+{
+    char name[32];
+    size_t len = (size_t)(end - v);
+    hwloc_obj_type_t type;
+    if (len >= sizeof(name)) return 0;
+    memcpy(name, v, len);
+    name[len] = '\0';
+    return hwloc_type_sscanf(name, &type, NULL, 0) == 0 && (type == HWLOC_OBJ_PU || type == HWLOC_OBJ_NUMANODE);
+}
 
 int osmp__xml_check(const char *text, size_t size, char *why, size_t whylen)
 {
@@ -71,6 +90,8 @@ int osmp__xml_check(const char *text, size_t size, char *why, size_t whylen)
         while (p < end && name_char(*p)) p++;
         int object = is(element, (size_t)(p - element), "object");
         unsigned seen = 0;
+        int indexed = 0;
+        const char *os_index = NULL;
         while (p < end && *p != '>') {
             if (*p == '"' || *p == '\'') { /* a quote outside a value: skip what it encloses */
                 const char *q = memchr(p + 1, *p, (size_t)(end - p - 1));
@@ -98,6 +119,8 @@ int osmp__xml_check(const char *text, size_t size, char *why, size_t whylen)
                           line_of(text, attr), (int)(alen > 32 ? 32 : alen), attr, *value);
                 return -1;
             }
+            if (close < end && is(attr, alen, "type")) indexed = indexed_type(value, close);
+            if (close < end && is(attr, alen, "os_index")) os_index = value;
             seen |= is(attr, alen, "cpuset")             ? CPUSET
                     : is(attr, alen, "complete_cpuset")  ? COMPLETE_CPUSET
                     : is(attr, alen, "nodeset")          ? NODESET
@@ -109,6 +132,11 @@ int osmp__xml_check(const char *text, size_t size, char *why, size_t whylen)
             const char *set = (seen & CPUSET) && !(seen & COMPLETE_CPUSET) ? "cpuset" : "nodeset";
             osmp__why(why, whylen, "line %d: an object with a %s but no complete_%s (hwloc crashes on it)",
                       line_of(text, element), set, set);
+            return -1;
+        }
+        if (object && p < end && indexed && (!os_index || strtoul(os_index, NULL, 10) > OSMP__XML_MAX_INDEX)) {
+            osmp__why(why, whylen, "line %d: a PU or NUMANode %s (hwloc would size bitmaps for it)",
+                      line_of(text, element), os_index ? "with an os_index above 1048576" : "without os_index");
             return -1;
         }
     }

@@ -87,6 +87,9 @@ static void test_load_errors(void)
     CHECK_INT(osmp_topo_load(OSMP_TOPO_XML, OSMP_TESTS_DIR "/tools/data/no-complete-cpuset.xml", 0, &t),
               OSMP_ERR_TOPO_LOAD);
     CHECK(strstr(osmp_topo_last_error(), "line 4: an object with a cpuset but no complete_cpuset") != NULL);
+    CHECK_INT(osmp_topo_load(OSMP_TOPO_XML, OSMP_TESTS_DIR "/tools/data/pu-without-os-index.xml", 0, &t),
+              OSMP_ERR_TOPO_LOAD);
+    CHECK(strstr(osmp_topo_last_error(), "line 15: a PU or NUMANode without os_index") != NULL);
     CHECK(t == (osmp_topo_t)0x1);
     /* A comma may start other attributes, and a bitmap's text inside another value is text. */
     char path[] = "/tmp/osmp-test-topo-XXXXXX";
