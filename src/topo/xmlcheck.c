@@ -7,8 +7,13 @@
  *  - a bitmap attribute (cpuset, nodeset, complete_cpuset, ...) whose text starts with a comma:
  *    hwloc_bitmap_sscanf counts the commas after the first character, then fails `assert(count > 0)`
  *    on ",1". Every crashing string of up to 6 characters over ",0xf.1 -g" starts with a comma; none
- *    after the "0xf...f," prefix does. A value starting with '&' is refused too: libxml2 expands
- *    character and entity references, so "&#44;1" reaches hwloc as ",1".
+ *    after the "0xf...f," prefix does. libxml2 expands character and entity references, so "&#44;1"
+ *    reaches hwloc as ",1".
+ *  - a bitmap hwloc cannot parse ("5x000000ff") on the root object while the file has text inside an
+ *    object element: a NULL dereference in hwloc_topology_load with libxml2's import (lstopo too).
+ *  So every bitmap attribute must be what hwloc writes: an optional "0xf...f" (infinite) word, then
+ *  hex words with an optional 0x, separated by commas (empty for zero, but not the first). hwloc itself fails on any other text except
+ *  blanks or signs strtoul would skip, which no hwloc-written file has.
  *  - an object with a cpuset or nodeset but no complete_cpuset or complete_nodeset: hwloc dereferences
  *    the missing one (lstopo crashes too; hwloc rejects such objects since open-mpi/hwloc#783).
  * And one that costs half a gigabyte: a PU or NUMA node without os_index (hwloc takes index 2^32 - 1) or
@@ -55,6 +60,27 @@ static int is(const char *s, size_t len, const char *word)
 }
 
 #define OSMP__XML_MAX_INDEX (1ul << 20)
+
+/* Is [v, end) a bitmap as hwloc_bitmap_snprintf writes it? A word may be empty (hwloc writes a zero
+ * word between two others that way), but not the first: that is the leading comma. */
+static int bitmap_ok(const char *v, const char *end)
+{
+    int first = 1;
+    if (end - v >= 7 && memcmp(v, "0xf...f", 7) == 0) {
+        v += 7;
+        if (v == end) return 1;
+        if (*v++ != ',') return 0;
+        first = 0;
+    }
+    for (;; first = 0) {
+        if (end - v >= 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) v += 2;
+        const char *digits = v;
+        while (v < end && isxdigit((unsigned char)*v)) v++;
+        if (first && v == digits) return 0;
+        if (v == end) return 1;
+        if (*v++ != ',') return 0;
+    }
+}
 
 enum { CPUSET = 1, COMPLETE_CPUSET = 2, NODESET = 4, COMPLETE_NODESET = 8 };
 
@@ -113,10 +139,9 @@ int osmp__xml_check(const char *text, size_t size, char *why, size_t whylen)
             const char *value = p + 1, *close = memchr(value, *p, (size_t)(end - value));
             if (!close) close = end;
             p = close < end ? close + 1 : end;
-            if (alen >= 3 && memcmp(attr + alen - 3, "set", 3) == 0 && value < close && close < end &&
-                (*value == ',' || *value == '&')) {
-                osmp__why(why, whylen, "line %d: the %.*s bitmap starts with '%c' (hwloc aborts on it)",
-                          line_of(text, attr), (int)(alen > 32 ? 32 : alen), attr, *value);
+            if (alen >= 3 && memcmp(attr + alen - 3, "set", 3) == 0 && close < end && !bitmap_ok(value, close)) {
+                osmp__why(why, whylen, "line %d: %.*s is not a bitmap of hex words separated by commas (hwloc may "
+                          "crash on it)", line_of(text, attr), (int)(alen > 32 ? 32 : alen), attr);
                 return -1;
             }
             if (close < end && is(attr, alen, "type")) indexed = indexed_type(value, close);
