@@ -11,6 +11,10 @@
  *    reaches hwloc as ",1".
  *  - a bitmap hwloc cannot parse ("5x000000ff") on the root object while the file has text inside an
  *    object element: a NULL dereference in hwloc_topology_load with libxml2's import (lstopo too).
+ *  - a DOCTYPE without a system identifier ("<!DOCTYPE topology>"): hwloc's libxml2 import compares
+ *    the DTD's SystemID with "hwloc2.dtd" without checking it for NULL (lstopo crashes too).
+ *  - a first (root) object of another type than Machine ("NU" names a NUMA node): "Topology became
+ *    empty", then a NULL dereference.
  *  So every bitmap attribute must be what hwloc writes: an optional "0xf...f" (infinite) word, then
  *  hex words with an optional 0x, separated by commas (empty for zero, but not the first). hwloc itself fails on any other text except
  *  blanks or signs strtoul would skip, which no hwloc-written file has.
@@ -22,14 +26,16 @@
  * OSMP__XML_MAX_INDEX are taken (a bitmap of 128 KiB).
  *
  * The scan is lexical, not a validating parser: hwloc still decides whether the file is a topology.
- * It only has to see attributes the way hwloc will, so it skips comments and CDATA sections (whose
- * quotes and '<' are text), reads quoted values whole (a '>' inside one does not end the tag), and
- * leaves values and tags the file never closes to hwloc, which refuses them.
+ * It only has to see attributes the way hwloc will, so it skips comments, CDATA sections and
+ * processing instructions (whose quotes and '<' are text), reads quoted values whole (a '>' inside
+ * one does not end the tag), and leaves values and tags the file never closes to hwloc, which
+ * refuses them.
  * Pure: the topo layer's helper, no processes, no shared memory.
  */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/util.h"
 #include "topo_internal.h"
@@ -82,23 +88,41 @@ static int bitmap_ok(const char *v, const char *end)
     }
 }
 
+/* Does the DOCTYPE declaration from p name a system identifier (SYSTEM "x", or PUBLIC "y" "x")? Its
+ * head ends at the internal subset's '[' or at '>'; quoted text is skipped. */
+static int doctype_has_system_id(const char *p, const char *end)
+{
+    while (p < end && *p != '>' && *p != '[') {
+        if (*p == '"' || *p == '\'') {
+            const char *q = memchr(p + 1, *p, (size_t)(end - p - 1));
+            p = q ? q + 1 : end;
+            continue;
+        }
+        if ((size_t)(end - p) >= 6 && (memcmp(p, "SYSTEM", 6) == 0 || memcmp(p, "PUBLIC", 6) == 0)) return 1;
+        p++;
+    }
+    return 0;
+}
+
 enum { CPUSET = 1, COMPLETE_CPUSET = 2, NODESET = 4, COMPLETE_NODESET = 8 };
 
-/* Is the quoted type [v, end) one whose os_index hwloc puts in a bitmap? */
-static int indexed_type(const char *v, const char *end)
+/* The hwloc type the quoted type [v, end) names, -1 if none. */
+static int type_of(const char *v, const char *end)
 {
     char name[32];
     size_t len = (size_t)(end - v);
     hwloc_obj_type_t type;
-    if (len >= sizeof(name)) return 0;
+    if (len >= sizeof(name)) return -1;
+    if (len == 6 && strncasecmp(v, "System", 6) == 0) return HWLOC_OBJ_MACHINE; /* hwloc 1.x's root */
     memcpy(name, v, len);
     name[len] = '\0';
-    return hwloc_type_sscanf(name, &type, NULL, 0) == 0 && (type == HWLOC_OBJ_PU || type == HWLOC_OBJ_NUMANODE);
+    return hwloc_type_sscanf(name, &type, NULL, 0) == 0 ? (int)type : -1;
 }
 
 int osmp__xml_check(const char *text, size_t size, char *why, size_t whylen)
 {
     const char *p = text, *end = text + size;
+    int objects = 0;
     while (p < end) {
         if (*p != '<') {
             p++;
@@ -112,11 +136,20 @@ int osmp__xml_check(const char *text, size_t size, char *why, size_t whylen)
             p = skip_past(p + 9, end, "]]>");
             continue;
         }
+        if ((size_t)(end - p) >= 2 && memcmp(p, "<?", 2) == 0) { /* a processing instruction, quotes and all */
+            p = skip_past(p + 2, end, "?>");
+            continue;
+        }
+        if ((size_t)(end - p) >= 9 && memcmp(p, "<!DOCTYPE", 9) == 0 && !doctype_has_system_id(p + 9, end)) {
+            osmp__why(why, whylen, "line %d: a DOCTYPE without SYSTEM \"hwloc2.dtd\" (hwloc crashes on it)",
+                      line_of(text, p));
+            return -1;
+        }
         const char *element = ++p;
         while (p < end && name_char(*p)) p++;
         int object = is(element, (size_t)(p - element), "object");
         unsigned seen = 0;
-        int indexed = 0;
+        int type = -1;
         const char *os_index = NULL;
         while (p < end && *p != '>') {
             if (*p == '"' || *p == '\'') { /* a quote outside a value: skip what it encloses */
@@ -144,7 +177,7 @@ int osmp__xml_check(const char *text, size_t size, char *why, size_t whylen)
                           "crash on it)", line_of(text, attr), (int)(alen > 32 ? 32 : alen), attr);
                 return -1;
             }
-            if (close < end && is(attr, alen, "type")) indexed = indexed_type(value, close);
+            if (close < end && is(attr, alen, "type")) type = type_of(value, close);
             if (close < end && is(attr, alen, "os_index")) os_index = value;
             seen |= is(attr, alen, "cpuset")             ? CPUSET
                     : is(attr, alen, "complete_cpuset")  ? COMPLETE_CPUSET
@@ -159,6 +192,12 @@ int osmp__xml_check(const char *text, size_t size, char *why, size_t whylen)
                       line_of(text, element), set, set);
             return -1;
         }
+        if (object && p < end && !objects++ && type != HWLOC_OBJ_MACHINE) {
+            osmp__why(why, whylen, "line %d: the first object is not the Machine (hwloc may crash on it)",
+                      line_of(text, element));
+            return -1;
+        }
+        int indexed = type == HWLOC_OBJ_PU || type == HWLOC_OBJ_NUMANODE;
         if (object && p < end && indexed && (!os_index || strtoul(os_index, NULL, 10) > OSMP__XML_MAX_INDEX)) {
             osmp__why(why, whylen, "line %d: a PU or NUMANode %s (hwloc would size bitmaps for it)",
                       line_of(text, element), os_index ? "with an os_index above 1048576" : "without os_index");
