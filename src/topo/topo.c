@@ -482,8 +482,10 @@ static int rung_of(const struct osmp_domain *a, const struct osmp_domain *b)
     if (within(lcd, OSMP_DOMAIN_L2)) return OSMP_DIST_L2;
     if (within(lcd, OSMP_DOMAIN_L3)) return OSMP_DIST_L3;
     if (within(lcd, OSMP_DOMAIN_PACKAGE)) return within(lcd, OSMP_DOMAIN_NUMA) ? OSMP_DIST_NUMA : OSMP_DIST_PACKAGE;
-    /* Without package information a NUMA node is the closest thing to one. */
-    if (!within(a, OSMP_DOMAIN_PACKAGE) && within(lcd, OSMP_DOMAIN_NUMA)) return OSMP_DIST_NUMA;
+    /* Without package information a NUMA node is the closest thing to one (for either core: the
+     * rung must not depend on which end asks). */
+    if ((!within(a, OSMP_DOMAIN_PACKAGE) || !within(b, OSMP_DOMAIN_PACKAGE)) && within(lcd, OSMP_DOMAIN_NUMA))
+        return OSMP_DIST_NUMA;
     if (within(lcd, OSMP_DOMAIN_GROUP)) return OSMP_DIST_GROUP;
     return OSMP_DIST_MACHINE;
 }

@@ -3,26 +3,28 @@
  * failing the load. A topology file is outside input (osmp-run/osmp-topo --topology, OSMP_TOPOLOGY=FILE),
  * so a malformed one must end in an error the user can read, not in a core dump of their MPI job.
  *
- * Two such inputs are known, both found by tests/fuzz/fuzz-xml (regressions/xml/hwloc-*):
+ * The inputs known, all found by tests/fuzz/fuzz-xml (regressions/xml/hwloc-*), lstopo failing alike:
  *  - a bitmap attribute (cpuset, nodeset, complete_cpuset, ...) whose text starts with a comma:
  *    hwloc_bitmap_sscanf counts the commas after the first character, then fails `assert(count > 0)`
  *    on ",1". Every crashing string of up to 6 characters over ",0xf.1 -g" starts with a comma; none
  *    after the "0xf...f," prefix does. libxml2 expands character and entity references, so "&#44;1"
  *    reaches hwloc as ",1".
  *  - a bitmap hwloc cannot parse ("5x000000ff") on the root object while the file has text inside an
- *    object element: a NULL dereference in hwloc_topology_load with libxml2's import (lstopo too).
- *  - a DOCTYPE without a system identifier ("<!DOCTYPE topology>"): hwloc's libxml2 import compares
- *    the DTD's SystemID with "hwloc2.dtd" without checking it for NULL (lstopo crashes too).
- *  - a first (root) object of another type than Machine ("NU" names a NUMA node): "Topology became
- *    empty", then a NULL dereference.
- *  So every bitmap attribute must be what hwloc writes: an optional "0xf...f" (infinite) word, then
- *  hex words with an optional 0x, separated by commas (empty for zero, but not the first). hwloc itself fails on any other text except
- *  blanks or signs strtoul would skip, which no hwloc-written file has.
+ *    object element: a NULL dereference in hwloc_topology_load with libxml2's import.
+ *    So every bitmap attribute must be what hwloc writes: an optional "0xf...f" (infinite) word, then
+ *    hex words with an optional 0x, separated by commas (empty for zero, but not the first). hwloc
+ *    fails on any other text itself, except blanks or signs strtoul would skip, which no hwloc-written
+ *    file has.
  *  - an object with a cpuset or nodeset but no complete_cpuset or complete_nodeset: hwloc dereferences
- *    the missing one (lstopo crashes too; hwloc rejects such objects since open-mpi/hwloc#783).
+ *    the missing one (hwloc rejects such objects since open-mpi/hwloc#783).
+ *  - a DOCTYPE without a system identifier ("<!DOCTYPE topology>"): hwloc's libxml2 import compares
+ *    the DTD's SystemID with "hwloc2.dtd" without checking it for NULL.
+ *  - a first (root) object of another type than Machine ("NU" names a NUMA node), or with none of
+ *    its cpuset's CPUs in its complete_cpuset and allowed_cpuset: "Topology became empty", then a
+ *    NULL dereference.
  * And one that costs half a gigabyte: a PU or NUMA node without os_index (hwloc takes index 2^32 - 1) or
  * with a huge one sizes a bitmap for that index: 1-2 s and 500 MB to load tiny-synthetic.xml with one
- * os_index attribute misspelt (lstopo too), over libFuzzer's 10 s timeout under ASan. Indices up to
+ * os_index attribute misspelt, over libFuzzer's 10 s timeout under ASan. Indices up to
  * OSMP__XML_MAX_INDEX are taken (a bitmap of 128 KiB).
  *
  * The scan is lexical, not a validating parser: hwloc still decides whether the file is a topology.
@@ -104,6 +106,40 @@ static int doctype_has_system_id(const char *p, const char *end)
     return 0;
 }
 
+/* Does some CPU of the root's cpuset survive hwloc's restriction to its complete_cpuset and
+ * allowed_cpuset (1; also when the cpuset is missing or empty: hwloc refuses those itself), or not
+ * (0), or no memory (-1)? sets[k] = [from, to) of cpuset, complete_cpuset, allowed_cpuset, NULL if
+ * absent; all passed bitmap_ok, so hwloc parses them. */
+static int root_cpus_survive(const char *sets[3][2])
+{
+    hwloc_bitmap_t b[3] = {hwloc_bitmap_alloc(), hwloc_bitmap_alloc(), hwloc_bitmap_alloc()};
+    int rc = -1;
+    if (!b[0] || !b[1] || !b[2]) goto out;
+    for (int k = 0; k < 3; k++) {
+        if (!sets[k][0]) {
+            hwloc_bitmap_fill(b[k]);
+            continue;
+        }
+        size_t len = (size_t)(sets[k][1] - sets[k][0]);
+        char *text = malloc(len + 1);
+        if (!text) goto out;
+        memcpy(text, sets[k][0], len);
+        text[len] = '\0';
+        int bad = hwloc_bitmap_sscanf(b[k], text) < 0;
+        free(text);
+        if (bad) goto out;
+    }
+    int empty = !sets[0][0] || hwloc_bitmap_iszero(b[0]);
+    hwloc_bitmap_and(b[0], b[0], b[1]);
+    hwloc_bitmap_and(b[0], b[0], b[2]);
+    rc = empty || !hwloc_bitmap_iszero(b[0]);
+out:
+    hwloc_bitmap_free(b[0]);
+    hwloc_bitmap_free(b[1]);
+    hwloc_bitmap_free(b[2]);
+    return rc;
+}
+
 enum { CPUSET = 1, COMPLETE_CPUSET = 2, NODESET = 4, COMPLETE_NODESET = 8 };
 
 /* The hwloc type the quoted type [v, end) names, -1 if none. */
@@ -150,7 +186,7 @@ int osmp__xml_check(const char *text, size_t size, char *why, size_t whylen)
         int object = is(element, (size_t)(p - element), "object");
         unsigned seen = 0;
         int type = -1;
-        const char *os_index = NULL;
+        const char *os_index = NULL, *sets[3][2] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
         while (p < end && *p != '>') {
             if (*p == '"' || *p == '\'') { /* a quote outside a value: skip what it encloses */
                 const char *q = memchr(p + 1, *p, (size_t)(end - p - 1));
@@ -179,6 +215,9 @@ int osmp__xml_check(const char *text, size_t size, char *why, size_t whylen)
             }
             if (close < end && is(attr, alen, "type")) type = type_of(value, close);
             if (close < end && is(attr, alen, "os_index")) os_index = value;
+            static const char *const set_names[3] = {"cpuset", "complete_cpuset", "allowed_cpuset"};
+            for (int k = 0; k < 3 && close < end; k++)
+                if (is(attr, alen, set_names[k])) sets[k][0] = value, sets[k][1] = close;
             seen |= is(attr, alen, "cpuset")             ? CPUSET
                     : is(attr, alen, "complete_cpuset")  ? COMPLETE_CPUSET
                     : is(attr, alen, "nodeset")          ? NODESET
@@ -192,10 +231,22 @@ int osmp__xml_check(const char *text, size_t size, char *why, size_t whylen)
                       line_of(text, element), set, set);
             return -1;
         }
-        if (object && p < end && !objects++ && type != HWLOC_OBJ_MACHINE) {
-            osmp__why(why, whylen, "line %d: the first object is not the Machine (hwloc may crash on it)",
-                      line_of(text, element));
-            return -1;
+        if (object && p < end && !objects++) {
+            if (type != HWLOC_OBJ_MACHINE) {
+                osmp__why(why, whylen, "line %d: the first object is not the Machine (hwloc may crash on it)",
+                          line_of(text, element));
+                return -1;
+            }
+            int survive = root_cpus_survive(sets);
+            if (survive < 0) {
+                osmp__why(why, whylen, "out of memory");
+                return -1;
+            }
+            if (!survive) {
+                osmp__why(why, whylen, "line %d: no CPU of the Machine's cpuset is in its complete_cpuset and "
+                          "allowed_cpuset (hwloc may crash on it)", line_of(text, element));
+                return -1;
+            }
         }
         int indexed = type == HWLOC_OBJ_PU || type == HWLOC_OBJ_NUMANODE;
         if (object && p < end && indexed && (!os_index || strtoul(os_index, NULL, 10) > OSMP__XML_MAX_INDEX)) {

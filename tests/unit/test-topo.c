@@ -122,6 +122,15 @@ static void test_xml_refused_before_hwloc(void)
         {"<topology version=\"2.0\">" OBJ("NU", "os_index=\"\" cpuset=\"03\" complete_cpuset=\"03\" nodeset=\"0x1\" "
                                            "complete_nodeset=\"0x1\"") "\n</object></topology>",
          "line 1: the first object is not the Machine"},
+        {"<topology><object type=\"Ma\" cpuset=\"1\" complete_cpuset=\"01\" allowed_cpuset=\"2\" nodeset=\"1\" "
+         "complete_nodeset=\"01\"></object></topology>",
+         "line 1: no CPU of the Machine's cpuset is in its complete_cpuset and allowed_cpuset"},
+        {"<topology><object type=\"Machine\" cpuset=\"1\" complete_cpuset=\"0\" nodeset=\"1\" complete_nodeset=\"1\">"
+         "</object></topology>",
+         "line 1: no CPU of the Machine's cpuset is in its complete_cpuset and allowed_cpuset"},
+        {ONE_PU("os_index=\"0\" cpuset=\"0x3\" complete_cpuset=\"0x3\" allowed_cpuset=\"0x1\" nodeset=\"0x1\" "
+                "complete_nodeset=\"0x1\"", "os_index=\"0\" " SETS, PU_OK),
+         NULL}, /* one allowed CPU is enough */
         /* a quote inside a processing instruction does not hide the next tag's bitmap */
         {"<?l \"?><topology><object cpuset=\"\"/></topology>", "line 1: cpuset is not a bitmap"},
         /* nor does a bitmap's text inside another value count */
