@@ -17,6 +17,8 @@
  *    file has.
  *  - an object with a cpuset or nodeset but no complete_cpuset or complete_nodeset: hwloc dereferences
  *    the missing one (hwloc rejects such objects since open-mpi/hwloc#783).
+ *  - a NUMANode without cpuset: hwloc checks a NUMA node for its nodeset, other objects for their
+ *    cpuset, and dereferences the NUMA node's missing cpuset.
  *  - a DOCTYPE without a system identifier ("<!DOCTYPE topology>"): hwloc's libxml2 import compares
  *    the DTD's SystemID with "hwloc2.dtd" without checking it for NULL.
  *  - a first (root) object of another type than Machine ("NU" names a NUMA node), or with none of
@@ -247,6 +249,10 @@ int osmp__xml_check(const char *text, size_t size, char *why, size_t whylen)
                           "allowed_cpuset (hwloc may crash on it)", line_of(text, element));
                 return -1;
             }
+        }
+        if (object && p < end && type == HWLOC_OBJ_NUMANODE && !(seen & CPUSET)) {
+            osmp__why(why, whylen, "line %d: a NUMANode without cpuset (hwloc crashes on it)", line_of(text, element));
+            return -1;
         }
         int indexed = type == HWLOC_OBJ_PU || type == HWLOC_OBJ_NUMANODE;
         if (object && p < end && indexed && (!os_index || strtoul(os_index, NULL, 10) > OSMP__XML_MAX_INDEX)) {

@@ -118,6 +118,8 @@ static void test_xml_refused_before_hwloc(void)
         {ONE_PU("os_index=\"0\" " SETS, "os_index=\"2000000\" " SETS, PU_OK),
          "line 4: a PU or NUMANode with an os_index above 1048576"},
         {ONE_PU("os_index=\"0\" " SETS, "os_index=\"1048576\" " SETS, PU_OK), NULL},
+        {ONE_PU("os_index=\"0\" " SETS, "os_index=\"0\" nodeset=\"0x1\" complete_nodeset=\"0x1\"", PU_OK),
+         "line 4: a NUMANode without cpuset"},
         {"<!DOCTYPE topology>\n<topology></topology>\n", "line 1: a DOCTYPE without SYSTEM"},
         {"<topology version=\"2.0\">" OBJ("NU", "os_index=\"\" cpuset=\"03\" complete_cpuset=\"03\" nodeset=\"0x1\" "
                                            "complete_nodeset=\"0x1\"") "\n</object></topology>",
