@@ -76,11 +76,29 @@ struct osmp__mini {
 _Static_assert(sizeof(struct osmp__mini) == OSMP_CACHE_LINE && OSMP_CACHE_LINE - 8 >= OSMP_INLINE_MAX,
                "one line per mini message, as large as the inline data");
 
+/* A message of up to OSMP__MINI_LINES_MAX lines (scatter's blocks): consecutive
+ * mini lines from an even index, each with its data piece and its own counter,
+ * published last line last. The reader waits on the last line, then reads the
+ * other, which came with it: an aligned pair of lines travels together (the
+ * L2's adjacent-line prefetch), so a 49-112 byte block costs one line latency
+ * where a ring slot costs two (its owner's counter, then the data). Three or
+ * four lines measured no better than a slot (bench/ab, scatter of 128 and
+ * 200 B), and polling every line of a message worse (each poll takes the
+ * lines back from their writer). */
+#define OSMP__MINI_DATA (OSMP_CACHE_LINE - 8)
+#define OSMP__MINI_LINES_MAX 2
+static inline int osmp__mini_lines(size_t bytes)
+{
+    return (int)((bytes + OSMP__MINI_DATA - 1) / OSMP__MINI_DATA);
+}
+
 struct osmp__region {
     struct osmp__chan chan[2];
     struct osmp__wake wake[2];
     struct osmp__shared shared; /* used in rank 0's region only */
-    struct osmp__mini mini[2][OSMP__MINI_SLOTS];
+    /* On a 128-byte boundary: a two-line message (below) starting at an even
+     * index fills one aligned pair, which the reader's cache fetches together. */
+    struct osmp__mini mini[2][OSMP__MINI_SLOTS] __attribute__((aligned(2 * OSMP_CACHE_LINE)));
     struct osmp__mini probe; /* team creation's cache-line latency probe between a pair (team.c) */
 };
 
@@ -164,6 +182,12 @@ void osmp__mb_publish(struct osmp__mbox *m, int dir, uint64_t step);
 /* The same for a message in `slot`: a mini line's own counter, else the mailbox's. */
 int osmp__mb_wait_slot(struct osmp__mbox *m, int rank, int dir, int slot, uint64_t step);
 void osmp__mb_publish_slot(struct osmp__mbox *m, int dir, int slot, uint64_t step);
+/* The k consecutive mini lines of `rank` from ring index `first` (taken mod
+ * OSMP__MINI_SLOTS): wait until they hold `step` (their owner publishes the
+ * last one last); publish mine once their data is written (one fence, one look
+ * for sleepers). */
+int osmp__mb_wait_minis(struct osmp__mbox *m, int rank, int dir, uint64_t first, int k, uint64_t step);
+void osmp__mb_publish_minis(struct osmp__mbox *m, int dir, uint64_t first, int k, uint64_t step);
 /* A local failure inside a collective (no memory, a failed single copy): this
  * participant will not take the steps the others wait for, so it gives up on
  * the team for everyone, through the team's "lost" line (naming itself), before

@@ -11,7 +11,8 @@
  *     the counters and the owed step are checked after every call; a vector
  *     beyond the line goes in the next ring slot of that line's mailbox, up
  *     to OSMP__DIRECT_READ_MAX bytes read per rank;
- *   - a small broadcast travels in the root's next mini line (data and step).
+ *   - a small broadcast travels in the root's next mini line (data and step), a
+ *     scatter block in up to OSMP__MINI_LINES_MAX of them.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -169,6 +170,28 @@ static void *direct_participant(void *arg)
     const struct osmp__mini *line = &osmp__mb_region(&c->mb, 0)->mini[OSMP__DOWN][before % OSMP__MINI_SLOTS];
     CHECK_INT(memcmp(line->data, &b, sizeof(b)), 0);
     CHECK(osmp__load_acquire((osmp_atomic64_t *)&line->seq) == c->step - OSMP__PHASE_STEPS + 1);
+    /* A scatter block of two mini lines rides in an aligned pair of the root's next ones, each with
+     * its piece and the step (threads would copy it once from 49 B: main sets
+     * OSMP_SINGLE_COPY_MIN_THREADS); one byte more goes through a ring slot. */
+    enum { SB = OSMP__MINI_LINES_MAX * OSMP__MINI_DATA };
+    static unsigned char sin[2 * SB + 2], sout[2][SB + 1];
+    for (int i = 0; i < 2 * SB + 2; i++) sin[i] = (unsigned char)(i * 7 + 1);
+    before = c->pass_slots[1];
+    uint64_t slots_before = c->pass_slots[0];
+    CHECK_INT(osmp_scatter(team, sin, sout[index], SB, OSMP_UINT8, 0), OSMP_OK);
+    CHECK_INT(memcmp(sout[index], sin + (size_t)index * SB, SB), 0);
+    CHECK(c->pass_slots[1] == before + OSMP__MINI_LINES_MAX + 1); /* one more, to start at an even line */
+    uint64_t first = before + before % 2;
+    CHECK((uintptr_t)osmp__mb_region(&c->mb, 0)->mini[OSMP__DOWN][first % OSMP__MINI_SLOTS].data % 128 == 8);
+    for (int j = 0; j < OSMP__MINI_LINES_MAX; j++) {
+        line = &osmp__mb_region(&c->mb, 0)->mini[OSMP__DOWN][(first + (uint64_t)j) % OSMP__MINI_SLOTS];
+        CHECK_INT(memcmp(line->data, sin + SB + (size_t)j * OSMP__MINI_DATA, OSMP__MINI_DATA), 0);
+        CHECK(osmp__load_acquire((osmp_atomic64_t *)&line->seq) == c->step - OSMP__PHASE_STEPS + 1);
+    }
+    before = c->pass_slots[1];
+    CHECK_INT(osmp_scatter(team, sin, sout[index], SB + 1, OSMP_UINT8, 0), OSMP_OK);
+    CHECK_INT(memcmp(sout[index], sin + (size_t)index * (SB + 1), SB + 1), 0);
+    CHECK(c->pass_slots[1] == before && c->pass_slots[0] == slots_before + 2 + 1); /* n taken by the first call, one slot by the second */
     CHECK_INT(osmp_team_destroy(team), OSMP_OK);
     return NULL;
 }
@@ -183,6 +206,7 @@ int main(void)
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
     while (cpu0 < CPU_SETSIZE && !CPU_ISSET(cpu0, &set)) cpu0++;
+    setenv("OSMP_SINGLE_COPY_MIN_THREADS", "1048576", 1); /* staged paths between threads too */
     if (osmp_init(&world) != OSMP_OK) return 1;
     RUN(test_oversubscribed_runs_ahead);
     RUN(test_direct_allreduce_alternates);

@@ -14,19 +14,22 @@
  *   1. the root puts chunk c of block r in its down slot and publishes;
  *   2. rank r copies it out and publishes (the slot is free again).
  * Blocks of scatter (not scatterv, where a receiver knows only its own count)
- * beyond a mini line and below a chunk, whose n - 1 fit one slot together: one
+ * beyond the mini lines and below a chunk, whose n - 1 fit one slot together: one
  * slot per call (the ring holds depth calls, where a slot per receiver held
  * depth / n), the root's next, receiver r's block at its index i among the
  * receivers:
  *   1. the root claims the slot (every receiver is done with its last call),
  *      writes every block and publishes base+1;
  *   2. each rank copies its block out and publishes base+1.
- * Blocks of scatter that fit a mini line: rank r's goes in the root's mini
- * line mini + i, i its index among the receivers (mini moving on by n - 1
- * every call: the ring holds 64 / (n - 1) calls, 64 for a pair), so the root
- * may run ahead of slow readers as an MPI library's eager sends let it:
- *   1. the root writes each block into its line and publishes base+1 there;
- *   2. each rank copies its block from its line and publishes base+1.
+ * Blocks of scatter that fit L mini lines (L = 1, or 2 while the call's
+ * (n - 1) L lines are at most a quarter of the ring): rank r's goes in the
+ * root's mini lines mini + i L .. + L - 1, i its index among the receivers
+ * (mini moving on by (n - 1) L every call, and to an even line for L = 2: the
+ * ring holds about 64 / ((n - 1) L) calls, 64 for a pair of one line), so the
+ * root may run ahead of slow readers as an MPI library's eager sends let it,
+ * and a reader takes one line latency, not the two of a slot (mailbox.h):
+ *   1. the root writes each block into its lines and publishes base+1 there;
+ *   2. each rank copies its block from its lines and publishes base+1.
  * Single copy (scatter only: a scatterv receiver does not know where its block
  * lies in the root's buffer):
  *   1. the root exposes its buffer and publishes;
@@ -75,7 +78,10 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
         return rc;
     }
     size_t B = a->count * e;
-    if (!a->vector && B > OSMP_INLINE_MAX && B < chunk && B * (size_t)(n - 1) <= chunk) { /* packed */
+    int lines = osmp__mini_lines(B);
+    int in_lines = !a->vector && lines <= OSMP__MINI_LINES_MAX && B < chunk &&
+                   (lines == 1 || (size_t)lines * (size_t)(n - 1) <= OSMP__MINI_SLOTS / 4);
+    if (!a->vector && !in_lines && B < chunk && B * (size_t)(n - 1) <= chunk) { /* packed */
         uint64_t s = base + 1;
         int slot = osmp__mb_ring(m, osmp__slots_take(t, 1));
         if (me == root) {
@@ -125,23 +131,32 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
             }
         }
     }
-    if (!a->vector && B <= OSMP_INLINE_MAX) {
-        uint64_t s = base + 1, mini = osmp__minis_take(t, (uint64_t)n - 1);
+    if (in_lines) {
+        /* two-line blocks start at an even line (mailbox.h): one more taken, skipped if need be */
+        uint64_t s = base + 1, mini = osmp__minis_take(t, (uint64_t)(n - 1) * (uint64_t)lines + (lines > 1));
+        mini += lines > 1 && mini % 2;
         if (me == root) {
             for (int r = 0; r < n; r++) { /* 1 */
                 if (r == root) continue;
-                int slot = mini_of(mini, r, root);
-                char *line = osmp__mb_claim(m, OSMP__DOWN, slot, &r, 1, OSMP__DOWN, s);
-                if (!line) return m->failed;
-                memcpy(line, in + (size_t)r * B, B);
+                uint64_t at = mini + (uint64_t)(r - (r > root)) * (uint64_t)lines;
+                for (int j = 0; j < lines; j++) {
+                    char *line = osmp__mb_claim(m, OSMP__DOWN, osmp__mini_slot(at + (uint64_t)j), &r, 1, OSMP__DOWN, s);
+                    if (!line) return m->failed;
+                    size_t off = (size_t)j * OSMP__MINI_DATA;
+                    memcpy(line, in + (size_t)r * B + off, B - off < OSMP__MINI_DATA ? B - off : OSMP__MINI_DATA);
+                }
                 osmp__trace_copy(t, me, me, B);
-                osmp__mb_publish_slot(m, OSMP__DOWN, slot, s);
+                osmp__mb_publish_minis(m, OSMP__DOWN, at, lines, s);
             }
             return OSMP_OK;
         }
-        int slot = mini_of(mini, me, root);
-        if (osmp__mb_wait_slot(m, root, OSMP__DOWN, slot, s)) return m->failed; /* 2 */
-        memcpy(a->out, osmp__mb_slot(m, root, OSMP__DOWN, slot), B);
+        uint64_t at = mini + (uint64_t)(me - (me > root)) * (uint64_t)lines;
+        if (osmp__mb_wait_minis(m, root, OSMP__DOWN, at, lines, s)) return m->failed; /* 2 */
+        for (int j = 0; j < lines; j++) {
+            size_t off = (size_t)j * OSMP__MINI_DATA;
+            memcpy((char *)a->out + off, osmp__mb_slot(m, root, OSMP__DOWN, osmp__mini_slot(at + (uint64_t)j)),
+                   B - off < OSMP__MINI_DATA ? B - off : OSMP__MINI_DATA);
+        }
         osmp__trace_copy(t, root, me, B);
         osmp__mb_publish(m, OSMP__DOWN, s);
         return OSMP_OK;
