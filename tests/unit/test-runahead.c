@@ -175,7 +175,8 @@ static void *direct_participant(void *arg)
      * OSMP_SINGLE_COPY_MIN_THREADS); one byte more goes through a ring slot. */
     enum { SB = OSMP__MINI_LINES_MAX * OSMP__MINI_DATA };
     static unsigned char sin[2 * SB + 2], sout[2][SB + 1];
-    for (int i = 0; i < 2 * SB + 2; i++) sin[i] = (unsigned char)(i * 7 + 1);
+    /* the root's input, which the other reads only after the call has passed on its writes */
+    for (int i = 0; index == 0 && i < 2 * SB + 2; i++) sin[i] = (unsigned char)(i * 7 + 1);
     before = c->pass_slots[1];
     uint64_t slots_before = c->pass_slots[0];
     CHECK_INT(osmp_scatter(team, sin, sout[index], SB, OSMP_UINT8, 0), OSMP_OK);
