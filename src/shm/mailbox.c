@@ -75,14 +75,6 @@ void osmp__mb_publish_slot(struct osmp__mbox *m, int dir, int slot, uint64_t ste
     osmp__publish(&r->mini[dir][OSMP__SLOT_MINI(0) - slot].seq, &r->wake[dir].waiters, step);
 }
 
-int osmp__mb_wait_minis(struct osmp__mbox *m, int rank, int dir, uint64_t first, int k, uint64_t step)
-{
-    /* The last line is published last, with release semantics: seeing it is
-     * seeing the others. */
-    struct osmp__mini *ring = osmp__mb_region(m, rank)->mini[dir];
-    return wait_on(m, rank, dir, &ring[(first + (uint64_t)k - 1) % OSMP__MINI_SLOTS].seq, step, &m->wait);
-}
-
 void osmp__mb_publish_minis(struct osmp__mbox *m, int dir, uint64_t first, int k, uint64_t step)
 {
     struct osmp__region *r = osmp__mb_region(m, m->rank);

@@ -91,6 +91,12 @@ static inline int osmp__mini_lines(size_t bytes)
 {
     return (int)((bytes + OSMP__MINI_DATA - 1) / OSMP__MINI_DATA);
 }
+/* Bytes of such a message in its line j. */
+static inline size_t osmp__mini_piece(size_t bytes, int j)
+{
+    size_t off = (size_t)j * OSMP__MINI_DATA;
+    return bytes - off < OSMP__MINI_DATA ? bytes - off : OSMP__MINI_DATA;
+}
 
 struct osmp__region {
     struct osmp__chan chan[2];
@@ -182,11 +188,10 @@ void osmp__mb_publish(struct osmp__mbox *m, int dir, uint64_t step);
 /* The same for a message in `slot`: a mini line's own counter, else the mailbox's. */
 int osmp__mb_wait_slot(struct osmp__mbox *m, int rank, int dir, int slot, uint64_t step);
 void osmp__mb_publish_slot(struct osmp__mbox *m, int dir, int slot, uint64_t step);
-/* The k consecutive mini lines of `rank` from ring index `first` (taken mod
- * OSMP__MINI_SLOTS): wait until they hold `step` (their owner publishes the
- * last one last); publish mine once their data is written (one fence, one look
- * for sleepers). */
-int osmp__mb_wait_minis(struct osmp__mbox *m, int rank, int dir, uint64_t first, int k, uint64_t step);
+/* Publish my k consecutive mini lines from ring index `first` (taken mod
+ * OSMP__MINI_SLOTS) once their data is written, the last one last (one fence,
+ * one look for sleepers): a reader waits on that one (osmp__mb_wait_slot), and
+ * seeing it is seeing the others. */
 void osmp__mb_publish_minis(struct osmp__mbox *m, int dir, uint64_t first, int k, uint64_t step);
 /* A local failure inside a collective (no memory, a failed single copy): this
  * participant will not take the steps the others wait for, so it gives up on

@@ -7,7 +7,7 @@
  *  - a bitmap attribute (cpuset, nodeset, complete_cpuset, ...) whose text starts with a comma:
  *    hwloc_bitmap_sscanf counts the commas after the first character, then fails `assert(count > 0)`
  *    on ",1". Every crashing string of up to 6 characters over ",0xf.1 -g" starts with a comma; none
- *    after the "0xf...f," prefix does. libxml2 expands character and entity references, so "&#44;1"
+ *    after the "0xf...f," prefix does (a one-off exhaustive run, each string in a forked child). libxml2 expands character and entity references, so "&#44;1"
  *    reaches hwloc as ",1".
  *  - a bitmap hwloc cannot parse ("5x000000ff") on the root object while the file has text inside an
  *    object element: a NULL dereference in hwloc_topology_load with libxml2's import.
@@ -112,7 +112,7 @@ static int doctype_has_system_id(const char *p, const char *end)
  * allowed_cpuset (1; also when the cpuset is missing or empty: hwloc refuses those itself), or not
  * (0), or no memory (-1)? sets[k] = [from, to) of cpuset, complete_cpuset, allowed_cpuset, NULL if
  * absent; all passed bitmap_ok, so hwloc parses them. */
-static int root_cpus_survive(const char *sets[3][2])
+static int root_cpus_survive(const char *const sets[][2])
 {
     hwloc_bitmap_t b[3] = {hwloc_bitmap_alloc(), hwloc_bitmap_alloc(), hwloc_bitmap_alloc()};
     int rc = -1;
@@ -141,8 +141,6 @@ out:
     hwloc_bitmap_free(b[2]);
     return rc;
 }
-
-enum { CPUSET = 1, COMPLETE_CPUSET = 2, NODESET = 4, COMPLETE_NODESET = 8 };
 
 /* The hwloc type the quoted type [v, end) names, -1 if none. */
 static int type_of(const char *v, const char *end)
@@ -186,9 +184,12 @@ int osmp__xml_check(const char *text, size_t size, char *why, size_t whylen)
         const char *element = ++p;
         while (p < end && name_char(*p)) p++;
         int object = is(element, (size_t)(p - element), "object");
-        unsigned seen = 0;
         int type = -1;
-        const char *os_index = NULL, *sets[3][2] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
+        /* [from, to) of each set attribute the tag has, NULL if none */
+        enum { CPUSET, COMPLETE_CPUSET, ALLOWED_CPUSET, NODESET, COMPLETE_NODESET, NSETS };
+        static const char *const set_names[NSETS] = {"cpuset", "complete_cpuset", "allowed_cpuset", "nodeset",
+                                                      "complete_nodeset"};
+        const char *os_index = NULL, *sets[NSETS][2] = {{NULL, NULL}};
         while (p < end && *p != '>') {
             if (*p == '"' || *p == '\'') { /* a quote outside a value: skip what it encloses */
                 const char *q = memchr(p + 1, *p, (size_t)(end - p - 1));
@@ -217,18 +218,12 @@ int osmp__xml_check(const char *text, size_t size, char *why, size_t whylen)
             }
             if (close < end && is(attr, alen, "type")) type = type_of(value, close);
             if (close < end && is(attr, alen, "os_index")) os_index = value;
-            static const char *const set_names[3] = {"cpuset", "complete_cpuset", "allowed_cpuset"};
-            for (int k = 0; k < 3 && close < end; k++)
+            for (int k = 0; k < NSETS && close < end; k++)
                 if (is(attr, alen, set_names[k])) sets[k][0] = value, sets[k][1] = close;
-            seen |= is(attr, alen, "cpuset")             ? CPUSET
-                    : is(attr, alen, "complete_cpuset")  ? COMPLETE_CPUSET
-                    : is(attr, alen, "nodeset")          ? NODESET
-                    : is(attr, alen, "complete_nodeset") ? COMPLETE_NODESET
-                                                         : 0;
         }
-        if (object && p < end && (((seen & CPUSET) && !(seen & COMPLETE_CPUSET)) ||
-                       ((seen & NODESET) && !(seen & COMPLETE_NODESET)))) {
-            const char *set = (seen & CPUSET) && !(seen & COMPLETE_CPUSET) ? "cpuset" : "nodeset";
+        int no_complete_cpuset = sets[CPUSET][0] && !sets[COMPLETE_CPUSET][0];
+        if (object && p < end && (no_complete_cpuset || (sets[NODESET][0] && !sets[COMPLETE_NODESET][0]))) {
+            const char *set = no_complete_cpuset ? "cpuset" : "nodeset";
             osmp__why(why, whylen, "line %d: an object with a %s but no complete_%s (hwloc crashes on it)",
                       line_of(text, element), set, set);
             return -1;
@@ -250,14 +245,18 @@ int osmp__xml_check(const char *text, size_t size, char *why, size_t whylen)
                 return -1;
             }
         }
-        if (object && p < end && type == HWLOC_OBJ_NUMANODE && !(seen & CPUSET)) {
+        if (object && p < end && type == HWLOC_OBJ_NUMANODE && !sets[CPUSET][0]) {
             osmp__why(why, whylen, "line %d: a NUMANode without cpuset (hwloc crashes on it)", line_of(text, element));
             return -1;
         }
         int indexed = type == HWLOC_OBJ_PU || type == HWLOC_OBJ_NUMANODE;
         if (object && p < end && indexed && (!os_index || strtoul(os_index, NULL, 10) > OSMP__XML_MAX_INDEX)) {
-            osmp__why(why, whylen, "line %d: a PU or NUMANode %s (hwloc would size bitmaps for it)",
-                      line_of(text, element), os_index ? "with an os_index above 1048576" : "without os_index");
+            if (os_index)
+                osmp__why(why, whylen, "line %d: a PU or NUMANode with an os_index above %lu (hwloc would size "
+                          "bitmaps for it)", line_of(text, element), OSMP__XML_MAX_INDEX);
+            else
+                osmp__why(why, whylen, "line %d: a PU or NUMANode without os_index (hwloc would size bitmaps for it)",
+                          line_of(text, element));
             return -1;
         }
     }
