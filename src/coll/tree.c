@@ -3,11 +3,11 @@
  * the steps of the pipelined passes up and down the trees that the tree
  * algorithms of broadcast, reduce and allreduce are made of.
  *
- * A message up to OSMP_INLINE_MAX bytes travels in the next mini line of the
- * sender (mailbox.h), which carries its own step counter: one line transfer
- * per hop, as in the mailbox line, but a root (a reduce leaf) may send up to
- * OSMP__MINI_SLOTS calls ahead of its readers instead of waiting for them at
- * every call. Larger messages go through the ring slots, one chunk per step,
+ * A message of up to two lines' data (OSMP__MINI_LINES_MAX * OSMP__MINI_DATA
+ * bytes) travels in the next mini lines of the sender (mailbox.h), each with
+ * its own step counter, two from an even index: one line latency per hop, as
+ * in the mailbox line, but a root (a reduce leaf) may send tens of calls ahead
+ * of its readers instead of waiting for them at every call. Larger messages go through the ring slots, one chunk per step,
  * so the levels of the tree work on different chunks at once. Chunk c of a
  * phase is step base + 1 + c on every participant, and the ring slot after the
  * last one the previous pass took: a rank done with a call may run into the
@@ -235,82 +235,115 @@ int osmp__pass_init(struct osmp__pass *p, osmp__coll_t t, const struct osmp__arg
     if (!p->tree) return OSMP_ERR_NO_MEMORY;
     p->esize = a->esize;
     p->count = a->count;
-    p->mini = a->count * a->esize <= OSMP_INLINE_MAX;
-    p->per_chunk = p->mini ? a->count : t->mb.chunk / a->esize;
+    /* (an up pass folds line by line: no element may straddle two lines) */
+    int lines = osmp__mini_lines(a->count * a->esize);
+    p->lines = lines <= 1 || (lines <= OSMP__MINI_LINES_MAX && OSMP__MINI_DATA % a->esize == 0) ? lines : 0;
+    p->per_chunk = p->lines ? a->count : t->mb.chunk / a->esize;
     p->nchunks = (a->count + p->per_chunk - 1) / p->per_chunk;
-    p->first_slot = p->mini ? osmp__minis_take(t, p->nchunks) : osmp__slots_take(t, p->nchunks);
+    if (p->lines) { /* two-line messages start at an even line: one more taken, skipped if need be */
+        p->first_slot = osmp__minis_take(t, p->nchunks * (uint64_t)p->lines + (p->lines > 1));
+        p->first_slot += p->lines > 1 && p->first_slot % 2;
+    } else {
+        p->first_slot = osmp__slots_take(t, p->nchunks);
+    }
     p->base = osmp__phase(t);
     p->exposed = p->from = 0;
     return OSMP_OK;
 }
 
-static int slot_of(const struct osmp__pass *p, size_t c)
+/* Lines (1 for a ring slot) of chunk c's message, and the slot of its line j. */
+static int lines_of(const struct osmp__pass *p)
 {
-    if (p->mini) return osmp__mini_slot(p->first_slot + c);
+    return p->lines ? p->lines : 1;
+}
+static int slot_of(const struct osmp__pass *p, size_t c, int j)
+{
+    if (p->lines) return osmp__mini_slot(p->first_slot + c * (uint64_t)p->lines + (uint64_t)j);
     return osmp__mb_ring(&p->t->mb, p->first_slot + c);
 }
+/* Bytes of a message of `bytes` in its line j (all of it in a ring slot). */
+static size_t piece_of(const struct osmp__pass *p, size_t bytes, int j)
+{
+    return p->lines ? osmp__mini_piece(bytes, j) : bytes;
+}
 
-/* Up step c: copy my chunk to where my subtree's result goes (my up slot, or the
- * output at the root), combine each child's published chunk into it in the
- * tree's fixed order, then publish. The fixed order makes a floating-point
- * result the same on every run and, broadcast from the root, on every rank. */
+/* Up step c: copy my chunk to where my subtree's result goes (my up slot or
+ * lines, or the output at the root), combine each child's published chunk into
+ * it in the tree's fixed order, line by line, then publish. The fixed order
+ * makes a floating-point result the same on every run and, broadcast from the
+ * root, on every rank. */
 int osmp__pass_up(const struct osmp__pass *p, size_t c, const char *in, char *out, osmp__reduce_fn fn)
 {
     struct osmp__mbox *m = &p->t->mb;
     uint64_t s = p->base + 1 + c;
     size_t off = c * p->per_chunk, n = p->count - off < p->per_chunk ? p->count - off : p->per_chunk;
-    int slot = slot_of(p, c), parent = p->tree->parent;
-    char *dst = parent < 0 ? out + off * p->esize : osmp__mb_claim(m, OSMP__UP, slot, &parent, 1, OSMP__UP, s);
-    if (!dst) return m->failed;
+    size_t bytes = n * p->esize;
+    int L = lines_of(p), parent = p->tree->parent;
+    const char *src = in + off * p->esize;
+    char *dst[OSMP__MINI_LINES_MAX] = {NULL};
+    for (int j = 0; j < L; j++) {
+        dst[j] = parent < 0 ? out + off * p->esize + (size_t)j * OSMP__MINI_DATA
+                            : osmp__mb_claim(m, OSMP__UP, slot_of(p, c, j), &parent, 1, OSMP__UP, s);
+        if (!dst[j]) return m->failed;
+    }
     osmp__coll_t t = p->t;
-    if (dst != in + off * p->esize) {
-        memcpy(dst, in + off * p->esize, n * p->esize);
-        osmp__trace_copy(t, t->rank, t->rank, n * p->esize);
+    if (dst[0] != src) {
+        for (int j = 0; j < L; j++) memcpy(dst[j], src + (size_t)j * OSMP__MINI_DATA, piece_of(p, bytes, j));
+        osmp__trace_copy(t, t->rank, t->rank, bytes);
     }
     for (int i = 0; i < p->tree->nchildren; i++) {
-        if (osmp__mb_wait_slot(m, p->tree->children[i], OSMP__UP, slot, s)) return m->failed;
-        fn(dst, osmp__mb_slot(m, p->tree->children[i], OSMP__UP, slot), n);
-        osmp__trace_copy(t, p->tree->children[i], t->rank, n * p->esize); /* read into my result */
+        int child = p->tree->children[i];
+        if (osmp__mb_wait_slot(m, child, OSMP__UP, slot_of(p, c, L - 1), s)) return m->failed; /* the last line */
+        for (int j = 0; j < L; j++)
+            fn(dst[j], osmp__mb_slot(m, child, OSMP__UP, slot_of(p, c, j)), piece_of(p, bytes, j) / p->esize);
+        osmp__trace_copy(t, child, t->rank, bytes); /* read into my result */
     }
-    if (p->tree->nchildren) osmp__trace_reduce(t, (size_t)(p->tree->nchildren + 1) * n * p->esize);
-    if (!p->mini) {
+    if (p->tree->nchildren) osmp__trace_reduce(t, (size_t)(p->tree->nchildren + 1) * bytes);
+    if (!p->lines) {
         osmp__mb_publish(m, OSMP__UP, s); /* my chunk is ready, my children's slots are free */
         return OSMP_OK;
     }
-    if (parent >= 0) osmp__mb_publish_slot(m, OSMP__UP, slot, s);
+    if (parent >= 0) osmp__mb_publish_minis(m, OSMP__UP, p->first_slot + c * (uint64_t)L, L, s);
     if (p->tree->nchildren) osmp__mb_publish(m, OSMP__UP, s);
     return OSMP_OK;
 }
 
-/* Down step c: take the chunk from the parent's slot, or its buffer where it
- * exposed it (the root has it in `buf`), keep it, and pass it on through my own
- * slot if I have children and did not expose mine. Leaves publish too: that
- * tells the parent its slot is free again, or that they have read its chunk. */
+/* Down step c: take the chunk from the parent's slot or lines, or its buffer
+ * where it exposed it (the root has it in `buf`), keep it, and pass it on
+ * through my own slot or lines if I have children and did not expose mine.
+ * Leaves publish too: that tells the parent its slot is free again, or that
+ * they have read its chunk. */
 int osmp__pass_down(const struct osmp__pass *p, size_t c, char *buf)
 {
     struct osmp__mbox *m = &p->t->mb;
     uint64_t s = p->base + 1 + c;
     size_t off = c * p->per_chunk, n = p->count - off < p->per_chunk ? p->count - off : p->per_chunk;
+    size_t bytes = n * p->esize;
     char *mine = buf + off * p->esize;
-    int slot = slot_of(p, c), parent = p->tree->parent;
+    int L = lines_of(p), parent = p->tree->parent;
     if (parent >= 0) {
-        if (osmp__mb_wait_slot(m, parent, OSMP__DOWN, slot, s)) return m->failed;
+        if (osmp__mb_wait_slot(m, parent, OSMP__DOWN, slot_of(p, c, L - 1), s)) return m->failed; /* the last line */
         if (p->from) {
             const char *src = (const char *)(uintptr_t)p->from + off * p->esize;
-            if (osmp__copy_from(m->pids[parent], m->local[parent], mine, src, n * p->esize))
+            if (osmp__copy_from(m->pids[parent], m->local[parent], mine, src, bytes))
                 return osmp__mb_fail(m, OSMP_ERR_COPY); /* my children must not copy what I do not have */
         } else {
-            memcpy(mine, osmp__mb_slot(m, parent, OSMP__DOWN, slot), n * p->esize);
+            for (int j = 0; j < L; j++)
+                memcpy(mine + (size_t)j * OSMP__MINI_DATA, osmp__mb_slot(m, parent, OSMP__DOWN, slot_of(p, c, j)),
+                       piece_of(p, bytes, j));
         }
-        osmp__trace_copy(p->t, parent, p->t->rank, n * p->esize);
+        osmp__trace_copy(p->t, parent, p->t->rank, bytes);
     }
     if (p->tree->nchildren && !p->exposed) {
-        char *dst = osmp__mb_claim(m, OSMP__DOWN, slot, p->tree->children, p->tree->nchildren, OSMP__DOWN, s);
-        if (!dst) return m->failed;
-        memcpy(dst, mine, n * p->esize);
-        osmp__trace_copy(p->t, p->t->rank, p->t->rank, n * p->esize);
-        if (p->mini) osmp__mb_publish_slot(m, OSMP__DOWN, slot, s);
+        for (int j = 0; j < L; j++) {
+            char *dst = osmp__mb_claim(m, OSMP__DOWN, slot_of(p, c, j), p->tree->children, p->tree->nchildren,
+                                       OSMP__DOWN, s);
+            if (!dst) return m->failed;
+            memcpy(dst, mine + (size_t)j * OSMP__MINI_DATA, piece_of(p, bytes, j));
+        }
+        osmp__trace_copy(p->t, p->t->rank, p->t->rank, bytes);
+        if (p->lines) osmp__mb_publish_minis(m, OSMP__DOWN, p->first_slot + c * (uint64_t)L, L, s);
     }
-    if (!p->mini || parent >= 0) osmp__mb_publish(m, OSMP__DOWN, s); /* (also) my parent's line is free */
+    if (!p->lines || parent >= 0) osmp__mb_publish(m, OSMP__DOWN, s); /* (also) my parent's line is free */
     return OSMP_OK;
 }

@@ -10,8 +10,10 @@ struct osmp__pass {
     const struct osmp__tree *tree;
     uint64_t base;                           /* the phase */
     size_t esize, count, per_chunk, nchunks; /* elements */
-    int mini;                                /* the message fits and travels in a mini line */
-    uint64_t first_slot;                     /* chunk c goes through slot (first_slot + c) % ring size */
+    /* Mini lines per message (1 or 2, mailbox.h: the message is one chunk), or
+     * 0: the ring slots, chunk c through slot (first_slot + c) % depth. */
+    int lines;
+    uint64_t first_slot; /* with mini lines, message c's are first_slot + c * lines ... */
     /* Down passes that expose (bcast; 0 elsewhere): my buffer as my children
      * read it in place instead of through my slots, and my parent's (0: I
      * stage through my slots; my parent stages through its). */

@@ -12,7 +12,8 @@
  *     beyond the line goes in the next ring slot of that line's mailbox, up
  *     to OSMP__DIRECT_READ_MAX bytes read per rank;
  *   - a small broadcast travels in the root's next mini line (data and step), a
- *     scatter block in up to OSMP__MINI_LINES_MAX of them.
+ *     scatter block in up to OSMP__MINI_LINES_MAX of them, and so do a
+ *     broadcast, a reduction's vector and a gather block (an aligned pair).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -202,6 +203,87 @@ static void test_direct_allreduce_alternates(void)
     run_pair(direct_participant);
 }
 
+/* The data of `rank`'s mini lines from ring index `first` on (dir) equals the
+ * message `msg` of `bytes`, piece by piece, each line published at `step`. */
+static void check_lines(osmp__coll_t c, int rank, int dir, uint64_t first, const void *msg, size_t bytes,
+                        uint64_t step)
+{
+    for (int j = 0; j < osmp__mini_lines(bytes); j++) {
+        const struct osmp__mini *line = &osmp__mb_region(&c->mb, rank)->mini[dir][(first + (uint64_t)j) % OSMP__MINI_SLOTS];
+        CHECK_INT(memcmp(line->data, (const char *)msg + (size_t)j * OSMP__MINI_DATA, osmp__mini_piece(bytes, j)), 0);
+        CHECK(osmp__load_acquire((osmp_atomic64_t *)&line->seq) == step);
+    }
+}
+
+/* Broadcast, reduce and gather of two lines' data: an aligned pair of the
+ * sender's next mini lines (one more taken, to start at an even line); one
+ * element more: the ring slots. */
+static void *pair_participant(void *arg)
+{
+    int index = (int)(intptr_t)arg;
+    osmp_team_t team;
+    CHECK_INT(osmp_team_create_threads(world, 2, index, &team), OSMP_OK);
+    osmp__coll_t c = &team->impl->coll;
+    enum { SB = OSMP__MINI_LINES_MAX * OSMP__MINI_DATA, NV = SB / sizeof(int64_t) };
+    static unsigned char bin[SB + 1], bbuf[2][SB + 1];
+    static int64_t rin[2][NV + 1], rout[NV + 1];
+    static unsigned char gin[2][SB + 1], gout[2 * SB + 2];
+    for (int pass = 0; pass < 2; pass++) {
+        size_t bytes = SB + (size_t)pass, nv = NV + (size_t)pass;
+        uint64_t lines = c->pass_slots[1], slots = c->pass_slots[0];
+        /* broadcast from 0: the root's DOWN lines */
+        if (index == 0)
+            for (size_t i = 0; i < bytes; i++) bin[i] = (unsigned char)(i * 13 + 5 + pass);
+        if (index == 0) memcpy(bbuf[0], bin, bytes);
+        else memset(bbuf[1], 0, bytes);
+        CHECK_INT(osmp_bcast(team, bbuf[index], bytes, OSMP_UINT8, 0), OSMP_OK);
+        CHECK_INT(memcmp(bbuf[index], bin, bytes), 0);
+        uint64_t first = lines + lines % 2;
+        if (pass == 0) {
+            CHECK(c->pass_slots[1] == lines + OSMP__MINI_LINES_MAX + 1);
+            check_lines(c, 0, OSMP__DOWN, first, bin, bytes, c->step - OSMP__PHASE_STEPS + 1);
+        } else {
+            CHECK(c->pass_slots[1] == lines && c->pass_slots[0] == slots + 1);
+        }
+        /* reduce to 0: the leaf's UP lines */
+        lines = c->pass_slots[1];
+        slots = c->pass_slots[0];
+        for (size_t i = 0; i < nv; i++) rin[index][i] = (int64_t)i * (index + 1) - 7 * pass;
+        CHECK_INT(osmp_reduce(team, rin[index], index == 0 ? rout : NULL, nv, OSMP_INT64, OSMP_SUM, 0), OSMP_OK);
+        for (size_t i = 0; index == 0 && i < nv; i++) CHECK(rout[i] == (int64_t)i * 3 - 14 * pass);
+        first = lines + lines % 2;
+        if (pass == 0) {
+            CHECK(c->pass_slots[1] == lines + OSMP__MINI_LINES_MAX + 1);
+            if (index == 1) check_lines(c, 1, OSMP__UP, first, rin[1], bytes, c->step - OSMP__PHASE_STEPS + 1);
+        } else {
+            CHECK(c->pass_slots[1] == lines && c->pass_slots[0] == slots + 1);
+        }
+        /* gather to 0: the sender's UP lines */
+        lines = c->pass_slots[1];
+        for (size_t i = 0; i < bytes; i++) gin[index][i] = (unsigned char)(i * 3 + 11 * index + pass);
+        CHECK_INT(osmp_gather(team, gin[index], gout, bytes, OSMP_UINT8, 0), OSMP_OK);
+        if (index == 0) {
+            CHECK_INT(memcmp(gout, gin[0], bytes), 0);
+            for (size_t i = 0; i < bytes; i++) CHECK(gout[bytes + i] == (unsigned char)(i * 3 + 11 + pass));
+        }
+        first = lines + lines % 2;
+        if (pass == 0) {
+            CHECK(c->pass_slots[1] == lines + OSMP__MINI_LINES_MAX + 1);
+            if (index == 1) check_lines(c, 1, OSMP__UP, first, gin[1], bytes, c->step - OSMP__PHASE_STEPS + 1);
+        } else {
+            CHECK(c->pass_slots[1] == lines + 1); /* gather takes its exposure line all the same */
+        }
+        CHECK_INT(osmp_barrier(team), OSMP_OK); /* the next pass rewrites the inputs the peer read */
+    }
+    CHECK_INT(osmp_team_destroy(team), OSMP_OK);
+    return NULL;
+}
+
+static void test_two_line_messages(void)
+{
+    run_pair(pair_participant);
+}
+
 int main(void)
 {
     cpu_set_t set;
@@ -211,6 +293,7 @@ int main(void)
     if (osmp_init(&world) != OSMP_OK) return 1;
     RUN(test_oversubscribed_runs_ahead);
     RUN(test_direct_allreduce_alternates);
+    RUN(test_two_line_messages);
     CHECK_INT(osmp_finalize(), OSMP_OK);
     return TEST_EXIT();
 }

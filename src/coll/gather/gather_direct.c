@@ -17,7 +17,9 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a);
  * through the sender's slots. Slots, per chunk k (step base+1+k, slot
  * (first+k) % depth; first moves on by one every call, so a sender may run a
  * call ahead of the root instead of waiting for it to read the last one; a
- * block that fits a mini line goes in the sender's next one instead):
+ * block that fits a mini line goes in the sender's next one instead, and a
+ * gather block of two lines' data in the next aligned pair (mailbox.h), the
+ * root waiting on the second line):
  *   1. every sender puts chunk k of its block in its up slot, publishes up;
  *   2. the root copies chunk k of every block that has one into place, then
  *      publishes up (those slots are free again).
@@ -48,12 +50,14 @@ static uint64_t exposed_at(osmp__coll_t t, const struct osmp__args *a, int r, si
     return at;
 }
 
-/* A block that fits a mini line rides in the sender's next one (one line
- * transfer, and the sender may run ahead of the root); both ends know the
- * block's size. */
-static int slot_of(const struct osmp__mbox *m, size_t bytes, uint64_t mini, uint64_t k)
+/* Mini lines a block of `bytes` rides in (one line latency, and the sender may
+ * run ahead of the root), or 0: the slots. Both ends know the block's size; at
+ * most `lmax` lines, which every rank takes per call: gatherv's 1 (a sender
+ * knows only its own count), gather's 2. */
+static int lines_of(size_t bytes, int lmax)
 {
-    return bytes <= OSMP_INLINE_MAX ? osmp__mini_slot(mini) : osmp__mb_ring(m, k);
+    int lines = osmp__mini_lines(bytes);
+    return lines <= lmax ? lines : 0;
 }
 
 int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
@@ -62,9 +66,12 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
     int me = t->rank, root = a->root, rc = OSMP_OK;
     size_t e = a->esize, chunk = m->chunk;
     char *out = a->out;
-    uint64_t base = osmp__phase(t), first = osmp__slots_take(t, 1), mini = osmp__minis_take(t, 1);
+    int lmax = !a->vector && osmp__mini_lines(a->count * e) == 2 ? 2 : 1;
+    uint64_t base = osmp__phase(t), first = osmp__slots_take(t, 1), mini = osmp__minis_take(t, (uint64_t)lmax + (lmax > 1));
+    mini += lmax > 1 && mini % 2; /* a pair starts at an even line */
     if (me != root) {
         size_t bytes = a->count * e;
+        int lines = lines_of(bytes, lmax);
         if (osmp__copy_once(a, bytes)) {
             osmp__mb_chan(m, me, OSMP__UP)->addr = osmp__expose(a->in);
             osmp__mb_publish(m, OSMP__UP, base + 1);      /* 1 */
@@ -78,15 +85,25 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
             osmp__mb_publish_slot(m, OSMP__UP, osmp__mini_slot(mini), base + 1);
             if (at) return osmp__mb_wait(m, root, OSMP__DOWN, base + 1);
         }
+        if (lines) { /* 1, in my mini lines */
+            for (int j = 0; j < lines; j++) {
+                char *dst = osmp__mb_claim(m, OSMP__UP, osmp__mini_slot(mini + (uint64_t)j), &root, 1, OSMP__UP, base + 1);
+                if (!dst) return m->failed;
+                memcpy(dst, (const char *)a->in + (size_t)j * OSMP__MINI_DATA, osmp__mini_piece(bytes, j));
+            }
+            osmp__trace_copy(t, me, me, bytes);
+            osmp__mb_publish_minis(m, OSMP__UP, mini, lines, base + 1);
+            return OSMP_OK;
+        }
         for (size_t k = 0; k * chunk < bytes; k++) { /* 1 */
             uint64_t s = base + 1 + k;
             size_t off = k * chunk, n = bytes - off < chunk ? bytes - off : chunk;
-            int slot = slot_of(m, bytes, mini, first + k);
+            int slot = osmp__mb_ring(m, first + k);
             char *dst = osmp__mb_claim(m, OSMP__UP, slot, &root, 1, OSMP__UP, s);
             if (!dst) return m->failed;
             memcpy(dst, (const char *)a->in + off, n);
             osmp__trace_copy(t, me, me, n);
-            osmp__mb_publish_slot(m, OSMP__UP, slot, s);
+            osmp__mb_publish(m, OSMP__UP, s);
         }
         return OSMP_OK;
     }
@@ -109,10 +126,19 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
             size_t bytes = osmp__count_of(a, r) * e, off = k * chunk;
             if (r == root || osmp__copy_once(a, bytes) || off >= bytes) continue;
             if (exposed_at(t, a, r, bytes, mini)) continue;
-            int slot = slot_of(m, bytes, mini, first + k);
-            if (osmp__mb_wait_slot(m, r, OSMP__UP, slot, s)) return m->failed;
-            memcpy(out + osmp__displ_of(a, r) * e + off, osmp__mb_slot(m, r, OSMP__UP, slot),
-                   bytes - off < chunk ? bytes - off : chunk);
+            char *to = out + osmp__displ_of(a, r) * e + off;
+            int lines = lines_of(bytes, lmax);
+            if (lines) { /* (k is 0) the block in r's mini lines: wait on the last */
+                if (osmp__mb_wait_slot(m, r, OSMP__UP, osmp__mini_slot(mini + (uint64_t)lines - 1), s)) return m->failed;
+                for (int j = 0; j < lines; j++)
+                    memcpy(to + (size_t)j * OSMP__MINI_DATA, osmp__mb_slot(m, r, OSMP__UP, osmp__mini_slot(mini + (uint64_t)j)),
+                           osmp__mini_piece(bytes, j));
+                osmp__trace_copy(t, r, me, bytes);
+                continue;
+            }
+            int slot = osmp__mb_ring(m, first + k);
+            if (osmp__mb_wait(m, r, OSMP__UP, s)) return m->failed;
+            memcpy(to, osmp__mb_slot(m, r, OSMP__UP, slot), bytes - off < chunk ? bytes - off : chunk);
             osmp__trace_copy(t, r, me, bytes - off < chunk ? bytes - off : chunk);
         }
         osmp__mb_publish(m, OSMP__UP, s);
