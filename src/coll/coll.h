@@ -298,6 +298,46 @@ static inline int osmp__direct_fits(osmp__coll_t t, size_t vector_bytes, size_t 
            (vector_bytes <= t->mb.chunk && fold_bytes * (size_t)(t->size - 1) <= OSMP__DIRECT_READ_MAX);
 }
 int osmp__direct_fold(osmp__coll_t t, const struct osmp__args *a, size_t vector_bytes, size_t lo);
+
+/* The direct exchange (every rank writes one vector, every rank reads from
+ * every other's), the protocol of allreduce_direct.c, shared by the direct
+ * reductions, allgather and alltoall: call k of the team writes line d = k % 2
+ * (UP, then DOWN), or the next ring slot of mailbox d beyond the line, and its
+ * "done reading" is owed, made by the next direct call's own publication. */
+struct osmp__direct {
+    int d, slot;
+    uint64_t s;
+};
+/* Steps 1-2's start: take this call's phase, line and slot, and claim them for
+ * a vector of `bytes` (NULL: a consumer was lost, m->failed says why). */
+static inline __attribute__((always_inline)) char *osmp__direct_claim(osmp__coll_t t, size_t bytes,
+                                                                     struct osmp__direct *x)
+{
+    struct osmp__mbox *m = &t->mb;
+    x->slot = bytes <= OSMP_INLINE_MAX ? OSMP__SLOT_INLINE : osmp__mb_ring(m, osmp__slots_take(t, 1));
+    x->s = osmp__phase_only(t) + 1;
+    x->d = (int)(t->direct_calls++ & 1);
+    return osmp__mb_claim(m, x->d, x->slot, t->peers, t->size - 1, 1 - x->d, x->s + 1);
+}
+/* Step 2's end: my vector is in place. */
+static inline __attribute__((always_inline)) void osmp__direct_publish(osmp__coll_t t, const struct osmp__direct *x)
+{
+    osmp__mb_publish(&t->mb, x->d, x->s);
+    t->owed = 0; /* what a previous call owed on line d: s is above it */
+}
+/* Step 3: rank r's vector, once published (NULL: r was lost). */
+static inline __attribute__((always_inline)) const char *osmp__direct_read(osmp__coll_t t, const struct osmp__direct *x,
+                                                                          int r)
+{
+    if (r != t->rank && osmp__mb_wait(&t->mb, r, x->d, x->s)) return NULL;
+    return osmp__mb_slot(&t->mb, r, x->d, x->slot);
+}
+/* Steps 4-5: fetch line 1-d for the next call, owe "done reading" on it. */
+static inline __attribute__((always_inline)) void osmp__direct_done(osmp__coll_t t, const struct osmp__direct *x)
+{
+    __builtin_prefetch(osmp__mb_chan(&t->mb, t->rank, 1 - x->d), 1, 3);
+    osmp__owe(t, 1 - x->d, x->s + 1);
+}
 int osmp__allreduce_sliced(osmp__coll_t t, const struct osmp__args *a);
 /* The sliced reductions' per-team slicings (allreduce/allreduce_sliced.c). */
 void osmp__slicings_free(osmp__coll_t t);

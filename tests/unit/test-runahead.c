@@ -136,6 +136,28 @@ static void *direct_participant(void *arg)
                 CHECK(osmp__load_acquire(&mine[OSMP__DOWN]->seq) - owed < OSMP__PHASE_STEPS);
         }
     }
+    /* Allgather and alltoall take part in the same exchange: the next line,
+     * the "done reading" owed on the other one; nothing published on it. */
+    CHECK_STR(c->choice[OSMP_COLL_ALLGATHER][OSMP__SIZE_INLINE][0].alg->name, "direct");
+    CHECK_STR(c->choice[OSMP_COLL_ALLTOALL][OSMP__SIZE_INLINE][0].alg->name, "direct");
+    for (int k = 0; k < 4; k++) {
+        uint64_t calls = c->direct_calls, other = osmp__load_acquire(&mine[1 - (calls & 1)]->seq);
+        int64_t send[2] = {100 * index + k, 100 * index + k + 10}, recv[2] = {-1, -1};
+        if (k % 2 == 0) {
+            CHECK_INT(osmp_allgather(team, send, recv, 1, OSMP_INT64), OSMP_OK);
+            CHECK(recv[0] == k && recv[1] == 100 + k);
+        } else {
+            CHECK_INT(osmp_alltoall(team, send, recv, 1, OSMP_INT64), OSMP_OK);
+            CHECK(recv[0] == k + 10 * index && recv[1] == 100 + k + 10 * index); /* rank r's block for me */
+        }
+        int d = (int)(calls & 1);
+        CHECK(c->direct_calls == calls + 1);
+        CHECK_INT(c->owed, 1);
+        CHECK_INT(c->owed_dir, 1 - d);
+        CHECK(osmp__load_acquire(&mine[d]->seq) == c->owed_step - 1);
+        CHECK(osmp__load_acquire(&mine[1 - d]->seq) == other); /* no publication at the end of the call */
+        CHECK_INT(memcmp(mine[d]->inline_data, k % 2 == 0 ? &send[0] : &send[1 - index], sizeof(int64_t)), 0);
+    }
     /* Beyond the line, up to OSMP__DIRECT_READ_MAX bytes of the peer's vector:
      * the same alternating lines, the vector in the next ring slot of line d;
      * in place too (the output is folded into after both inputs are in the

@@ -16,37 +16,39 @@ int osmp__allgather_ring(osmp__coll_t t, const struct osmp__args *a);
  * Direct allgather protocol (the block fits the mailbox line, or one slot;
  * larger ones run gather_bcast, and blocks that single copy takes the ring,
  * which reads each block once from its owner's input: a pair far apart, or a
- * low OSMP_SINGLE_COPY_MIN):
- *   1. write my block into my up line (or my next up slot: osmp__slots_take), publish up s;
- *   2. for every other rank r, wait for its up s and copy its block from its
- *      line (slot) to its place in my output; my own block goes there from my
- *      input;
- *   3. publish down s: I have read every line of step s, they may be rewritten.
+ * low OSMP_SINGLE_COPY_MIN). The direct exchange of allreduce_direct.c, whose
+ * alternating lines spare a call the wait for its line's last readers and the
+ * publication "done reading" at its end (2 ranks, per call, in a slow spell of
+ * the host: README "Running ahead"):
+ *   1. claim line d (slot) of this call (osmp__direct_claim);
+ *   2. write my block there, publish step s on line d;
+ *   3. for every other rank r, wait for its line d at s and copy its block from
+ *      there to its place in my output; my own block goes there from my input;
+ *   4. fetch line 1-d, owe "done reading s" on it (osmp__direct_done).
  */
 int osmp__allgather_direct(osmp__coll_t t, const struct osmp__args *a)
 {
-    struct osmp__mbox *m = &t->mb;
     size_t B = a->count * a->esize;
     if (a->single_copy) return osmp__trace_handover(t, "ring"), osmp__allgather_ring(t, a);
-    if (B > m->chunk) return osmp__trace_handover(t, "gather_bcast"), osmp__allgather_gather_bcast(t, a);
-    int slot = B <= OSMP_INLINE_MAX ? OSMP__SLOT_INLINE : osmp__mb_ring(m, osmp__slots_take(t, 1));
-    uint64_t s = osmp__phase(t) + 1;
-    char *line = osmp__mb_claim(m, OSMP__UP, slot, t->peers, t->size - 1, OSMP__DOWN, s);
-    if (!line) return m->failed;
+    if (B > t->mb.chunk) return osmp__trace_handover(t, "gather_bcast"), osmp__allgather_gather_bcast(t, a);
+    struct osmp__direct x;
+    char *line = osmp__direct_claim(t, B, &x); /* 1 */
+    if (!line) return t->mb.failed;
     char *out = a->out, *mine = out + (size_t)t->rank * B;
-    memcpy(line, a->in, B); /* 1 */
+    memcpy(line, a->in, B); /* 2 */
     osmp__trace_copy(t, t->rank, t->rank, B);
-    osmp__mb_publish(m, OSMP__UP, s);
+    osmp__direct_publish(t, &x);
     if (mine != a->in) {
         memcpy(mine, a->in, B);
         osmp__trace_copy(t, t->rank, t->rank, B);
     }
-    for (int r = 0; r < t->size; r++) { /* 2 */
+    for (int r = 0; r < t->size; r++) { /* 3 */
         if (r == t->rank) continue;
-        if (osmp__mb_wait(m, r, OSMP__UP, s)) return m->failed;
-        memcpy(out + (size_t)r * B, osmp__mb_slot(m, r, OSMP__UP, slot), B);
+        const char *v = osmp__direct_read(t, &x, r);
+        if (!v) return t->mb.failed;
+        memcpy(out + (size_t)r * B, v, B);
         osmp__trace_copy(t, r, t->rank, B);
     }
-    osmp__mb_publish(m, OSMP__DOWN, s); /* 3 */
+    osmp__direct_done(t, &x); /* 4 */
     return OSMP_OK;
 }

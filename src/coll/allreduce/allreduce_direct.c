@@ -33,31 +33,31 @@ int osmp__allreduce_tree(osmp__coll_t t, const struct osmp__args *a);
  *   4. fetch line 1-d for writing now, off the next call's critical path: its
  *      readers (call k-1) are done, since every peer published s in step 3;
  *   5. owe "done reading step s" as step s + 1 on line 1-d: the next call, if
- *      it is a direct reduction, says so by publishing its data there; any
+ *      it is a direct exchange too (a direct reduction, allgather or alltoall:
+ *      osmp__direct_claim in coll.h), says so by publishing its data there; any
  *      other call publishes it first (osmp__phase). Publishing it here would
  *      cost a fence that waits for my line 1-d to leave the peers' caches.
+ * (allgather_direct.c and alltoall_direct.c run the same steps with their
+ * blocks in place of the fold.)
  */
 /* Inlined into the allreduce (lo 0: the hot small call keeps its old length),
  * called by reduce_scatter_block through osmp__direct_fold. */
 static inline __attribute__((always_inline)) int direct_fold(osmp__coll_t t, const struct osmp__args *a,
                                                              size_t vector_bytes, size_t lo)
 {
-    struct osmp__mbox *m = &t->mb;
+    struct osmp__direct x;
     size_t bytes = a->count * a->esize, off = lo * a->esize;
-    int in_line = vector_bytes <= OSMP_INLINE_MAX;
-    int slot = in_line ? OSMP__SLOT_INLINE : osmp__mb_ring(m, osmp__slots_take(t, 1));
-    uint64_t s = osmp__phase_only(t) + 1;
-    int d = (int)(t->direct_calls++ & 1);
-    char *line = osmp__mb_claim(m, d, slot, t->peers, t->size - 1, 1 - d, s + 1); /* 1 */
-    if (!line) return m->failed;
+    char *line = osmp__direct_claim(t, vector_bytes, &x); /* 1 */
+    if (!line) return t->mb.failed;
     memcpy(line, a->in, vector_bytes); /* 2 */
     osmp__trace_copy(t, t->rank, t->rank, vector_bytes);
-    osmp__mb_publish(m, d, s);
-    t->owed = 0; /* what a previous call owed on line d: s is above it */
+    osmp__direct_publish(t, &x);
+    int in_line = x.slot == OSMP__SLOT_INLINE;
     char line_acc[OSMP_INLINE_MAX], *acc = in_line ? line_acc : a->out;
     for (int r = 0; r < t->size; r++) { /* 3 */
-        const char *v = osmp__mb_slot(m, r, d, slot) + off;
-        if (r != t->rank && osmp__mb_wait(m, r, d, s)) return m->failed;
+        const char *v = osmp__direct_read(t, &x, r);
+        if (!v) return t->mb.failed;
+        v += off;
         if (r == 0)
             memcpy(acc, v, bytes);
         else
@@ -69,8 +69,7 @@ static inline __attribute__((always_inline)) int direct_fold(osmp__coll_t t, con
         osmp__trace_copy(t, t->rank, t->rank, bytes);
     }
     osmp__trace_reduce(t, (size_t)t->size * bytes);
-    __builtin_prefetch(osmp__mb_chan(m, t->rank, 1 - d), 1, 3); /* 4 */
-    osmp__owe(t, 1 - d, s + 1);                                  /* 5 */
+    osmp__direct_done(t, &x); /* 4, 5 */
     return OSMP_OK;
 }
 

@@ -15,38 +15,38 @@ int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a);
  * Direct alltoall protocol (the n - 1 blocks of my send vector for the others
  * fit the mailbox line, or one slot; larger vectors run slots). Block q of a
  * rank w's vector sits at index q - (q > w) of its line: its own is left out.
- *   1. write my blocks for the others into my up line (or my next up slot:
- *      osmp__slots_take), publish up s;
- *   2. my own block from my input to its place in my output, while the others
- *      copy;
- *   3. for every other rank r, wait for its up s and copy my block from its
- *      line (slot) to block r of my output;
- *   4. publish down s: I have read every line of step s, they may be rewritten.
+ * The direct exchange of allreduce_direct.c (alternating lines, "done reading"
+ * owed to the next call):
+ *   1. claim line d (slot) of this call (osmp__direct_claim);
+ *   2. write my blocks for the others there, publish step s on line d; my own
+ *      block from my input to its place in my output, while the others copy;
+ *   3. for every other rank r, wait for its line d at s and copy my block from
+ *      there to block r of my output;
+ *   4. fetch line 1-d, owe "done reading s" on it (osmp__direct_done).
  */
 int osmp__alltoall_direct(osmp__coll_t t, const struct osmp__args *a)
 {
-    struct osmp__mbox *m = &t->mb;
     int me = t->rank, n = t->size;
     size_t B = a->count * a->esize, V = B * (size_t)(n - 1);
-    if (V > m->chunk) return osmp__trace_handover(t, "slots"), osmp__alltoall_slots(t, a);
-    int slot = V <= OSMP_INLINE_MAX ? OSMP__SLOT_INLINE : osmp__mb_ring(m, osmp__slots_take(t, 1));
-    uint64_t s = osmp__phase(t) + 1;
-    char *line = osmp__mb_claim(m, OSMP__UP, slot, t->peers, n - 1, OSMP__DOWN, s);
-    if (!line) return m->failed;
+    if (V > t->mb.chunk) return osmp__trace_handover(t, "slots"), osmp__alltoall_slots(t, a);
+    struct osmp__direct x;
+    char *line = osmp__direct_claim(t, V, &x); /* 1 */
+    if (!line) return t->mb.failed;
     const char *in = a->in;
     char *out = a->out;
-    memcpy(line, in, (size_t)me * B); /* 1 */
+    memcpy(line, in, (size_t)me * B); /* 2 */
     memcpy(line + (size_t)me * B, in + (size_t)(me + 1) * B, (size_t)(n - 1 - me) * B);
     osmp__trace_copy(t, me, me, V);
-    osmp__mb_publish(m, OSMP__UP, s);
-    memcpy(out + (size_t)me * B, in + (size_t)me * B, B); /* 2 (in place, the input is a copy: api.c) */
+    osmp__direct_publish(t, &x);
+    memcpy(out + (size_t)me * B, in + (size_t)me * B, B); /* (in place, the input is a copy: api.c) */
     osmp__trace_copy(t, me, me, B);
     for (int r = 0; r < n; r++) { /* 3 */
         if (r == me) continue;
-        if (osmp__mb_wait(m, r, OSMP__UP, s)) return m->failed;
-        memcpy(out + (size_t)r * B, osmp__mb_slot(m, r, OSMP__UP, slot) + (size_t)(me - (me > r)) * B, B);
+        const char *v = osmp__direct_read(t, &x, r);
+        if (!v) return t->mb.failed;
+        memcpy(out + (size_t)r * B, v + (size_t)(me - (me > r)) * B, B);
         osmp__trace_copy(t, r, me, B);
     }
-    osmp__mb_publish(m, OSMP__DOWN, s); /* 4 */
+    osmp__direct_done(t, &x); /* 4 */
     return OSMP_OK;
 }
