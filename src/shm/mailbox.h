@@ -12,7 +12,7 @@
  *   - rank 0's region only: the team's "lost" line (everyone may write it, once,
  *     when a participant is lost);
  *   - per direction, a ring of OSMP__MINI_SLOTS mini lines, each a step counter
- *     and up to OSMP_INLINE_MAX bytes, for small messages that may run ahead;
+ *     and up to OSMP__MINI_DATA bytes, for small messages that may run ahead;
  *   - then, per direction, a ring of `depth` slots of `chunk` bytes.
  *
  * Steps and slots. A collective asks the team for a phase (coll.h: a window of
@@ -62,8 +62,8 @@ static inline uint32_t osmp__lost_word(int rank, int status)
     return r | (uint32_t)(-status & 0xff) << 24;
 }
 
-/* Mini lines: a ring per direction for the small messages of tree passes
- * (coll/tree.c). Each line has its own step counter beside the data, so a
+/* Mini lines: a ring per direction for small messages that may run ahead
+ * (tree passes, gather, scatter). Each line has its own step counter beside the data, so a
  * reader takes one line transfer per message, as with the mailbox line, while
  * the owner may write this many messages before the first one is read (an
  * MPI library's eager sends let a root run ahead the same way). */
@@ -76,7 +76,8 @@ struct osmp__mini {
 _Static_assert(sizeof(struct osmp__mini) == OSMP_CACHE_LINE && OSMP_CACHE_LINE - 8 >= OSMP_INLINE_MAX,
                "one line per mini message, as large as the inline data");
 
-/* A message of up to OSMP__MINI_LINES_MAX lines (scatter's blocks): consecutive
+/* A message of up to OSMP__MINI_LINES_MAX lines (scatter's and gather's blocks,
+ * the tree passes' messages: coll/tree.c): consecutive
  * mini lines from an even index, each with its data piece and its own counter,
  * published last line last. The reader waits on the last line, then reads the
  * other, which came with it: an aligned pair of lines travels together (the
@@ -112,7 +113,7 @@ enum { OSMP__UP = 0, OSMP__DOWN = 1 };
 
 #define OSMP__MAX_DEPTH 64
 #define OSMP__SLOT_INLINE (-1) /* the mailbox line's inline area instead of a ring slot */
-/* Mini line i (up to OSMP_INLINE_MAX bytes, its own counter) instead of a ring slot. */
+/* Mini line i (up to OSMP__MINI_DATA bytes, its own counter) instead of a ring slot. */
 #define OSMP__SLOT_MINI(i) (-2 - (i))
 #define OSMP__IS_MINI(slot) ((slot) < OSMP__SLOT_INLINE)
 
