@@ -248,6 +248,8 @@ int osmp__pass_init(struct osmp__pass *p, osmp__coll_t t, const struct osmp__arg
     }
     p->base = osmp__phase(t);
     p->exposed = p->from = 0;
+    p->once = 0;
+    p->scratch = NULL;
     return OSMP_OK;
 }
 
@@ -280,6 +282,12 @@ int osmp__pass_up(const struct osmp__pass *p, size_t c, const char *in, char *ou
     size_t bytes = n * p->esize;
     int L = lines_of(p), parent = p->tree->parent;
     const char *src = in + off * p->esize;
+    if (p->once && parent >= 0 && !p->tree->nchildren) { /* a leaf: every chunk is in place at once */
+        if (c) return OSMP_OK;
+        osmp__mb_chan(m, p->t->rank, OSMP__UP)->addr = osmp__expose(in);
+        osmp__mb_publish(m, OSMP__UP, p->base + p->nchunks);
+        return OSMP_OK;
+    }
     char *dst[OSMP__MINI_LINES_MAX] = {NULL};
     for (int j = 0; j < L; j++) {
         dst[j] = parent < 0 ? out + off * p->esize + (size_t)j * OSMP__MINI_DATA
@@ -294,8 +302,15 @@ int osmp__pass_up(const struct osmp__pass *p, size_t c, const char *in, char *ou
     for (int i = 0; i < p->tree->nchildren; i++) {
         int child = p->tree->children[i];
         if (osmp__mb_wait_slot(m, child, OSMP__UP, slot_of(p, c, L - 1), s)) return m->failed; /* the last line */
-        for (int j = 0; j < L; j++)
-            fn(dst[j], osmp__mb_slot(m, child, OSMP__UP, slot_of(p, c, j)), piece_of(p, bytes, j) / p->esize);
+        if (p->once && p->tree->child_nsub[i] == 1) { /* a leaf's chunk, from its input */
+            const char *from = (const char *)(uintptr_t)osmp__mb_chan(m, child, OSMP__UP)->addr + off * p->esize;
+            if (osmp__copy_from(m->pids[child], m->local[child], p->scratch, from, bytes))
+                return osmp__mb_fail(m, OSMP_ERR_COPY); /* my result would miss it */
+            fn(dst[0], p->scratch, n);
+        } else {
+            for (int j = 0; j < L; j++)
+                fn(dst[j], osmp__mb_slot(m, child, OSMP__UP, slot_of(p, c, j)), piece_of(p, bytes, j) / p->esize);
+        }
         osmp__trace_copy(t, child, t->rank, bytes); /* read into my result */
     }
     if (p->tree->nchildren) osmp__trace_reduce(t, (size_t)(p->tree->nchildren + 1) * bytes);

@@ -18,6 +18,11 @@ struct osmp__pass {
      * read it in place instead of through my slots, and my parent's (0: I
      * stage through my slots; my parent stages through its). */
     uint64_t exposed, from;
+    /* Up passes by single copy (reduce_tree.c; 0 elsewhere): leaves expose their
+     * input instead of staging it, and their parent copies each chunk once into
+     * `scratch` (a chunk's bytes) before folding it in. */
+    int once;
+    char *scratch;
 };
 
 /* The tree of a->radix rooted at a->root, the chunking, and a new phase. */

@@ -36,7 +36,7 @@
                             "on different sockets) and OSMP_SINGLE_COPY_MIN=auto copies once from 16 KiB")   \
     X(SINGLE_COPY_MIN_THREADS, "49", "the same for teams whose participants are threads of one process "       \
                                      "(plain loads; the default: every message larger than a mailbox line's " \
-                                     "inline data)")                                                           \
+                                     "inline data; reduce stages between threads at every size)")             \
     X(SPIN, "4000", "polls of a flag before yielding the core")                                             \
     X(YIELDS, "50", "sched_yield calls before sleeping on a futex, in teams with more participants than "   \
                     "CPUs (the others sleep after spinning: a yield hands the core to other programs)")      \

@@ -458,6 +458,9 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, osmp_topo_
             if (exchange) min = exch;
             if (far && min > OSMP__SINGLE_COPY_MIN_FAR) min = OSMP__SINGLE_COPY_MIN_FAR;
         }
+        /* Reduce's single copy moves a leaf's copy onto its parent (reduce_tree.c):
+         * between processes it saves a crossing, between threads nothing. */
+        if (one_process && k == OSMP_COLL_REDUCE) min = UINT64_MAX;
         c->single_copy_min[k] = !c->single_copy || min > SIZE_MAX ? SIZE_MAX : (size_t)min;
     }
     struct osmp__choice forced[OSMP_COLL_COUNT];

@@ -212,6 +212,13 @@ def case_pair_far(tools):
         check(f"OSMP_PAIR_LATENCY={lat}: allgather of 32 KiB: {alg}", c["alg"] == alg, c["alg"])
         check(f"OSMP_PAIR_LATENCY={lat}: allgather of 32 KiB, each rank copies {own} B within its memory",
               c["own"] == [own, own], c["own"])
+    for lat, own in (("500", [b, 0]), ("20", [b, b])):
+        # Reduce: far, the leaf exposes its input and the root copies it once; near, the leaf stages it.
+        c = run_case(tools, OPTERON48, "0,1", "reduce", b, env=dict(cma, OSMP_PAIR_LATENCY=lat))
+        check(f"OSMP_PAIR_LATENCY={lat}: reduce of 64 KiB, bytes copied within each rank's memory", c["own"] == own,
+              c["own"])
+        check(f"OSMP_PAIR_LATENCY={lat}: reduce of 64 KiB, the root receives it once", c["received"] == [b, 0],
+              c["received"])
     c = run_case(tools, OPTERON48, "0,1", "bcast", 16 * 1024, env=dict(cma, OSMP_PAIR_LATENCY="500"))
     check("far: bcast of 16 KiB goes by single copy", c["own"] == [0, 0], c["own"])
     c = run_case(tools, OPTERON48, "0,1", "bcast", 16 * 1024 - 8, env=dict(cma, OSMP_PAIR_LATENCY="500"))
