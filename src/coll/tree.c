@@ -7,15 +7,16 @@
  * bytes) travels in the next mini lines of the sender (mailbox.h), each with
  * its own step counter, two from an even index: one line latency per hop, as
  * in the mailbox line, but a root (a reduce leaf) may send tens of calls ahead
- * of its readers instead of waiting for them at every call. Larger messages go through the ring slots, one chunk per step,
- * so the levels of the tree work on different chunks at once. Chunk c of a
- * phase is step base + 1 + c on every participant, and the ring slot after the
- * last one the previous pass took: a rank done with a call may run into the
- * next ones while slow readers still read the earlier slots (the claims keep
- * it from overwriting what they have not read), up to depth slots ahead.
- * With a mini line the data is published on the line, and a rank that read
- * its children's or its parent's lines says so on its mailbox counter; with a
- * slot one publication on the mailbox says both.
+ * of its readers instead of waiting for them at every call. Larger messages
+ * go through the ring slots, one chunk per step, so the levels of the tree
+ * work on different chunks at once. Chunk c of a phase is step base + 1 + c
+ * on every participant, and the ring slot after the last one the previous pass
+ * took: a rank done with a call may run into the next ones while slow readers
+ * still read the earlier slots (the claims keep it from overwriting what they
+ * have not read), up to depth slots ahead. With mini lines the data is
+ * published on the lines, and a rank that read its children's or its parent's
+ * lines says so on its mailbox counter; with a slot one publication on the
+ * mailbox says both.
  * (4 ranks on 2 cores, Open MPI, back to back: bcast of 8 B took 6.5-9.2 us
  * per call in the one mailbox line, 0.1-0.4 us in the mini lines; bench/compare
  * -n 4 --modes b2b.)

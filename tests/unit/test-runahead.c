@@ -231,7 +231,8 @@ static void check_lines(osmp__coll_t c, int rank, int dir, uint64_t first, const
                         uint64_t step)
 {
     for (int j = 0; j < osmp__mini_lines(bytes); j++) {
-        const struct osmp__mini *line = &osmp__mb_region(&c->mb, rank)->mini[dir][(first + (uint64_t)j) % OSMP__MINI_SLOTS];
+        const struct osmp__mini *line =
+            &osmp__mb_region(&c->mb, rank)->mini[dir][(first + (uint64_t)j) % OSMP__MINI_SLOTS];
         CHECK_INT(memcmp(line->data, (const char *)msg + (size_t)j * OSMP__MINI_DATA, osmp__mini_piece(bytes, j)), 0);
         CHECK(osmp__load_acquire((osmp_atomic64_t *)&line->seq) == step);
     }

@@ -67,7 +67,8 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
     size_t e = a->esize, chunk = m->chunk;
     char *out = a->out;
     int lmax = !a->vector && osmp__mini_lines(a->count * e) == 2 ? 2 : 1;
-    uint64_t base = osmp__phase(t), first = osmp__slots_take(t, 1), mini = osmp__minis_take(t, (uint64_t)lmax + (lmax > 1));
+    uint64_t base = osmp__phase(t), first = osmp__slots_take(t, 1),
+             mini = osmp__minis_take(t, (uint64_t)lmax + (lmax > 1));
     mini += lmax > 1 && mini % 2; /* a pair starts at an even line */
     if (me != root) {
         size_t bytes = a->count * e;
@@ -87,7 +88,8 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
         }
         if (lines) { /* 1, in my mini lines */
             for (int j = 0; j < lines; j++) {
-                char *dst = osmp__mb_claim(m, OSMP__UP, osmp__mini_slot(mini + (uint64_t)j), &root, 1, OSMP__UP, base + 1);
+                char *dst = osmp__mb_claim(m, OSMP__UP, osmp__mini_slot(mini + (uint64_t)j), &root, 1,
+                                           OSMP__UP, base + 1);
                 if (!dst) return m->failed;
                 memcpy(dst, (const char *)a->in + (size_t)j * OSMP__MINI_DATA, osmp__mini_piece(bytes, j));
             }
@@ -129,9 +131,11 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
             char *to = out + osmp__displ_of(a, r) * e + off;
             int lines = lines_of(bytes, lmax);
             if (lines) { /* (k is 0) the block in r's mini lines: wait on the last */
-                if (osmp__mb_wait_slot(m, r, OSMP__UP, osmp__mini_slot(mini + (uint64_t)lines - 1), s)) return m->failed;
+                if (osmp__mb_wait_slot(m, r, OSMP__UP, osmp__mini_slot(mini + (uint64_t)lines - 1), s))
+                    return m->failed;
                 for (int j = 0; j < lines; j++)
-                    memcpy(to + (size_t)j * OSMP__MINI_DATA, osmp__mb_slot(m, r, OSMP__UP, osmp__mini_slot(mini + (uint64_t)j)),
+                    memcpy(to + (size_t)j * OSMP__MINI_DATA,
+                           osmp__mb_slot(m, r, OSMP__UP, osmp__mini_slot(mini + (uint64_t)j)),
                            osmp__mini_piece(bytes, j));
                 osmp__trace_copy(t, r, me, bytes);
                 continue;

@@ -37,7 +37,8 @@ int osmp__reduce_tree(osmp__coll_t t, const struct osmp__args *a)
     if (leaf_children && !(p.scratch = osmp__malloc(p.per_chunk * p.esize))) return OSMP_ERR_NO_MEMORY;
     for (size_t c = 0; c < p.nchunks && !rc; c++) rc = osmp__pass_up(&p, c, a->in, a->out, a->fn); /* 1, 2 */
     free(p.scratch);
-    if (!rc && p.once && tr->parent >= 0 && !tr->nchildren && osmp__mb_wait(&t->mb, tr->parent, OSMP__UP, p.base + p.nchunks)) /* 3 */
+    if (!rc && p.once && tr->parent >= 0 && !tr->nchildren &&
+        osmp__mb_wait(&t->mb, tr->parent, OSMP__UP, p.base + p.nchunks)) /* 3 */
         return t->mb.failed;
     return rc;
 }
