@@ -24,6 +24,9 @@
 typedef void (*osmp__reduce_fn)(void *acc, const void *in, size_t n);
 /* OSMP_ERR_INVALID_ARG for an unknown dtype/op, OSMP_ERR_TYPE for a pair that is not defined. */
 int osmp__reduce_fn_get(osmp_dtype_t dtype, osmp_op_t op, osmp__reduce_fn *fn);
+/* The same kernel writing a third array: out[i] = a[i] op b[i] (op.c). */
+typedef void (*osmp__reduce_fn3)(void *out, const void *a, const void *b, size_t n);
+int osmp__reduce_fns_get(osmp_dtype_t dtype, osmp_op_t op, osmp__reduce_fn *fn, osmp__reduce_fn3 *fn3);
 /* A team of one folds nothing: make its lone contribution to a logical operation 0 or 1 too. */
 void osmp__reduce_alone_logical(void *buf, size_t count, size_t esize, osmp_op_t op, osmp__reduce_fn fn);
 static inline void osmp__reduce_alone(void *buf, size_t count, size_t esize, osmp_op_t op, osmp__reduce_fn fn)
@@ -212,6 +215,7 @@ struct osmp__args {
     const size_t *counts, *displs, *counts2, *displs2;
     int vector; /* a vector variant: every rank knows it, not every rank has the arrays */
     osmp__reduce_fn fn;
+    osmp__reduce_fn3 fn3; /* fn into a third array (reduce and allreduce; NULL elsewhere) */
     int root;
     int radix;       /* the tree base case chosen with the algorithm */
     int single_copy; /* copy blocks once, straight from the source buffer */

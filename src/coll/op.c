@@ -15,69 +15,43 @@ size_t osmp_dtype_size(osmp_dtype_t d)
     return (int)d >= 0 && d < OSMP_DTYPE_COUNT ? sizes[d] : 0;
 }
 
-#define ARITH(name, T, U)                                                                                    \
-    static void name##_sum(void *a, const void *b, size_t n)                                                 \
+/* One kernel, two forms: fold b into a (a[i] = a[i] op b[i]), and into a third
+ * array (o[i] = a[i] op b[i], the same bits: a tree's first fold writes my
+ * part and my first child's straight into my result, without copying mine
+ * there first). X is a's element, Y b's. */
+#define KERNEL(fname, T, expr)                                                                               \
+    static void fname(void *a, const void *b, size_t n)                                                      \
     {                                                                                                        \
         T *x = a;                                                                                            \
         const T *y = b;                                                                                      \
-        for (size_t i = 0; i < n; i++) x[i] = (T)((U)x[i] + (U)y[i]);                                        \
+        for (size_t i = 0; i < n; i++) {                                                                     \
+            T X = x[i], Y = y[i];                                                                            \
+            x[i] = (T)(expr);                                                                                \
+        }                                                                                                    \
     }                                                                                                        \
-    static void name##_prod(void *a, const void *b, size_t n)                                                \
+    static void fname##3(void *o, const void *a, const void *b, size_t n)                                    \
     {                                                                                                        \
-        T *x = a;                                                                                            \
-        const T *y = b;                                                                                      \
-        for (size_t i = 0; i < n; i++) x[i] = (T)((U)x[i] * (U)y[i]);                                        \
-    }                                                                                                        \
-    static void name##_min(void *a, const void *b, size_t n)                                                 \
-    {                                                                                                        \
-        T *x = a;                                                                                            \
-        const T *y = b;                                                                                      \
-        for (size_t i = 0; i < n; i++) x[i] = y[i] < x[i] ? y[i] : x[i];                                     \
-    }                                                                                                        \
-    static void name##_max(void *a, const void *b, size_t n)                                                 \
-    {                                                                                                        \
-        T *x = a;                                                                                            \
-        const T *y = b;                                                                                      \
-        for (size_t i = 0; i < n; i++) x[i] = y[i] > x[i] ? y[i] : x[i];                                     \
+        T *z = o;                                                                                            \
+        const T *x = a, *y = b;                                                                              \
+        for (size_t i = 0; i < n; i++) {                                                                     \
+            T X = x[i], Y = y[i];                                                                            \
+            z[i] = (T)(expr);                                                                                \
+        }                                                                                                    \
     }
 
+#define ARITH(name, T, U)                                                                                    \
+    KERNEL(name##_sum, T, (U)X + (U)Y)                                                                       \
+    KERNEL(name##_prod, T, (U)X * (U)Y)                                                                      \
+    KERNEL(name##_min, T, Y < X ? Y : X)                                                                     \
+    KERNEL(name##_max, T, Y > X ? Y : X)
+
 #define LOGIC(name, T)                                                                                       \
-    static void name##_land(void *a, const void *b, size_t n)                                                \
-    {                                                                                                        \
-        T *x = a;                                                                                            \
-        const T *y = b;                                                                                      \
-        for (size_t i = 0; i < n; i++) x[i] = (T)(x[i] && y[i]);                                             \
-    }                                                                                                        \
-    static void name##_lor(void *a, const void *b, size_t n)                                                 \
-    {                                                                                                        \
-        T *x = a;                                                                                            \
-        const T *y = b;                                                                                      \
-        for (size_t i = 0; i < n; i++) x[i] = (T)(x[i] || y[i]);                                             \
-    }                                                                                                        \
-    static void name##_lxor(void *a, const void *b, size_t n)                                                \
-    {                                                                                                        \
-        T *x = a;                                                                                            \
-        const T *y = b;                                                                                      \
-        for (size_t i = 0; i < n; i++) x[i] = (T)(!x[i] != !y[i]);                                           \
-    }                                                                                                        \
-    static void name##_band(void *a, const void *b, size_t n)                                                \
-    {                                                                                                        \
-        T *x = a;                                                                                            \
-        const T *y = b;                                                                                      \
-        for (size_t i = 0; i < n; i++) x[i] = (T)(x[i] & y[i]);                                              \
-    }                                                                                                        \
-    static void name##_bor(void *a, const void *b, size_t n)                                                 \
-    {                                                                                                        \
-        T *x = a;                                                                                            \
-        const T *y = b;                                                                                      \
-        for (size_t i = 0; i < n; i++) x[i] = (T)(x[i] | y[i]);                                              \
-    }                                                                                                        \
-    static void name##_bxor(void *a, const void *b, size_t n)                                                \
-    {                                                                                                        \
-        T *x = a;                                                                                            \
-        const T *y = b;                                                                                      \
-        for (size_t i = 0; i < n; i++) x[i] = (T)(x[i] ^ y[i]);                                              \
-    }
+    KERNEL(name##_land, T, X && Y)                                                                           \
+    KERNEL(name##_lor, T, X || Y)                                                                            \
+    KERNEL(name##_lxor, T, !X != !Y)                                                                         \
+    KERNEL(name##_band, T, X & Y)                                                                            \
+    KERNEL(name##_bor, T, X | Y)                                                                             \
+    KERNEL(name##_bxor, T, X ^ Y)
 
 #define INTEGER(name, T, U) ARITH(name, T, U) LOGIC(name, T)
 INTEGER(i8, int8_t, uint8_t)
@@ -95,10 +69,18 @@ ARITH(f64, double, double)
     {name##_sum, name##_prod, name##_min, name##_max, name##_land, name##_lor, name##_lxor, name##_band,       \
      name##_bor, name##_bxor}
 #define FLOAT_ROW(name) {name##_sum, name##_prod, name##_min, name##_max, 0, 0, 0, 0, 0, 0}
+#define INT_ROW3(name)                                                                                       \
+    {name##_sum3, name##_prod3, name##_min3, name##_max3, name##_land3, name##_lor3, name##_lxor3,            \
+     name##_band3, name##_bor3, name##_bxor3}
+#define FLOAT_ROW3(name) {name##_sum3, name##_prod3, name##_min3, name##_max3, 0, 0, 0, 0, 0, 0}
 
 static const osmp__reduce_fn kernels[OSMP_DTYPE_COUNT][OSMP_OP_COUNT] = {
     INT_ROW(i8), INT_ROW(i16), INT_ROW(i32), INT_ROW(i64), INT_ROW(u8),
     INT_ROW(u16), INT_ROW(u32), INT_ROW(u64), FLOAT_ROW(f32), FLOAT_ROW(f64),
+};
+static const osmp__reduce_fn3 kernels3[OSMP_DTYPE_COUNT][OSMP_OP_COUNT] = {
+    INT_ROW3(i8), INT_ROW3(i16), INT_ROW3(i32), INT_ROW3(i64), INT_ROW3(u8),
+    INT_ROW3(u16), INT_ROW3(u32), INT_ROW3(u64), FLOAT_ROW3(f32), FLOAT_ROW3(f64),
 };
 
 int osmp__reduce_fn_get(osmp_dtype_t d, osmp_op_t op, osmp__reduce_fn *fn)
@@ -107,6 +89,13 @@ int osmp__reduce_fn_get(osmp_dtype_t d, osmp_op_t op, osmp__reduce_fn *fn)
     if (!kernels[d][op]) return OSMP_ERR_TYPE;
     *fn = kernels[d][op];
     return OSMP_OK;
+}
+
+int osmp__reduce_fns_get(osmp_dtype_t d, osmp_op_t op, osmp__reduce_fn *fn, osmp__reduce_fn3 *fn3)
+{
+    int rc = osmp__reduce_fn_get(d, op, fn);
+    if (!rc) *fn3 = kernels3[d][op];
+    return rc;
 }
 
 void osmp__reduce_alone_logical(void *buf, size_t count, size_t esize, osmp_op_t op, osmp__reduce_fn fn)

@@ -251,6 +251,7 @@ int osmp__pass_init(struct osmp__pass *p, osmp__coll_t t, const struct osmp__arg
     p->exposed = p->from = 0;
     p->once = 0;
     p->scratch = NULL;
+    p->fn3 = a->fn3;
     return OSMP_OK;
 }
 
@@ -270,11 +271,13 @@ static size_t piece_of(const struct osmp__pass *p, size_t bytes, int j)
     return p->lines ? osmp__mini_piece(bytes, j) : bytes;
 }
 
-/* Up step c: copy my chunk to where my subtree's result goes (my up slot or
- * lines, or the output at the root), combine each child's published chunk into
- * it in the tree's fixed order, line by line, then publish. The fixed order
- * makes a floating-point result the same on every run and, broadcast from the
- * root, on every rank. */
+/* Up step c: my chunk goes where my subtree's result goes (my up slot or
+ * lines, or the output at the root), each child's published chunk is combined
+ * into it in the tree's fixed order, line by line (the first one together
+ * with mine when there is a three-array kernel: one pass over the result
+ * instead of a copy and a fold), then I publish. The fixed order makes a
+ * floating-point result the same on every run and, broadcast from the root,
+ * on every rank. */
 int osmp__pass_up(const struct osmp__pass *p, size_t c, const char *in, char *out, osmp__reduce_fn fn)
 {
     struct osmp__mbox *m = &p->t->mb;
@@ -296,22 +299,31 @@ int osmp__pass_up(const struct osmp__pass *p, size_t c, const char *in, char *ou
         if (!dst[j]) return m->failed;
     }
     osmp__coll_t t = p->t;
-    if (dst[0] != src) {
+    /* Mine goes into dst with my first child's fold, or is copied there first. */
+    int mine_pending = dst[0] != src && p->tree->nchildren && p->fn3;
+    if (dst[0] != src && !mine_pending) {
         for (int j = 0; j < L; j++) memcpy(dst[j], src + (size_t)j * OSMP__MINI_DATA, piece_of(p, bytes, j));
         osmp__trace_copy(t, t->rank, t->rank, bytes);
     }
     for (int i = 0; i < p->tree->nchildren; i++) {
         int child = p->tree->children[i];
         if (osmp__mb_wait_slot(m, child, OSMP__UP, slot_of(p, c, L - 1), s)) return m->failed; /* the last line */
+        const char *v[OSMP__MINI_LINES_MAX] = {p->scratch};
         if (p->once && p->tree->child_nsub[i] == 1) { /* a leaf's chunk, from its input */
             const char *from = (const char *)(uintptr_t)osmp__mb_chan(m, child, OSMP__UP)->addr + off * p->esize;
             if (osmp__copy_from(m->pids[child], m->local[child], p->scratch, from, bytes))
                 return osmp__mb_fail(m, OSMP_ERR_COPY); /* my result would miss it */
-            fn(dst[0], p->scratch, n);
         } else {
-            for (int j = 0; j < L; j++)
-                fn(dst[j], osmp__mb_slot(m, child, OSMP__UP, slot_of(p, c, j)), piece_of(p, bytes, j) / p->esize);
+            for (int j = 0; j < L; j++) v[j] = osmp__mb_slot(m, child, OSMP__UP, slot_of(p, c, j));
         }
+        for (int j = 0; j < L; j++) {
+            size_t k = piece_of(p, bytes, j) / p->esize;
+            if (mine_pending)
+                p->fn3(dst[j], src + (size_t)j * OSMP__MINI_DATA, v[j], k);
+            else
+                fn(dst[j], v[j], k);
+        }
+        mine_pending = 0;
         osmp__trace_copy(t, child, t->rank, bytes); /* read into my result */
     }
     if (p->tree->nchildren) osmp__trace_reduce(t, (size_t)(p->tree->nchildren + 1) * bytes);

@@ -23,6 +23,9 @@ struct osmp__pass {
      * `scratch` (a chunk's bytes) before folding it in. */
     int once;
     char *scratch;
+    /* Up passes: the kernel that folds my chunk and my first child's into my
+     * result at once, instead of copying mine there first (NULL: copy, fold). */
+    osmp__reduce_fn3 fn3;
 };
 
 /* The tree of a->radix rooted at a->root, the chunking, and a new phase. */

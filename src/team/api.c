@@ -103,7 +103,7 @@ static int reduction(osmp_team_t h, osmp_coll_t c, const void *sendbuf, void *re
 {
     CHECK_TEAM(h, t);
     struct osmp__args a = {.count = count, .out = recvbuf, .root = root};
-    int rc = osmp__reduce_fn_get(dtype, op, &a.fn);
+    int rc = osmp__reduce_fns_get(dtype, op, &a.fn, &a.fn3);
     if (rc) return rc;
     a.esize = esize_of(dtype, count, 1);
     int rooted = c == OSMP_COLL_REDUCE, me = t->coll.rank, in_place = sendbuf == OSMP_IN_PLACE;

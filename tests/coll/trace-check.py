@@ -212,8 +212,9 @@ def case_pair_far(tools):
         check(f"OSMP_PAIR_LATENCY={lat}: allgather of 32 KiB: {alg}", c["alg"] == alg, c["alg"])
         check(f"OSMP_PAIR_LATENCY={lat}: allgather of 32 KiB, each rank copies {own} B within its memory",
               c["own"] == [own, own], c["own"])
-    for lat, own in (("500", [b, 0]), ("20", [b, b])):
-        # Reduce: far, the leaf exposes its input and the root copies it once; near, the leaf stages it.
+    for lat, own in (("500", [0, 0]), ("20", [0, b])):
+        # Reduce: far, the leaf exposes its input and the root copies it once; near, the leaf stages it. The
+        # root folds its own input and the leaf's into its output at once: no copy of its own.
         c = run_case(tools, OPTERON48, "0,1", "reduce", b, env=dict(cma, OSMP_PAIR_LATENCY=lat))
         check(f"OSMP_PAIR_LATENCY={lat}: reduce of 64 KiB, bytes copied within each rank's memory", c["own"] == own,
               c["own"])

@@ -6,7 +6,8 @@
  * data path (shm/mailbox.h) directly, as a gatherv would: ranks 1 and 2 each
  * send rank 0 a number of chunks the other does not know (0 .. 3 * depth + 1,
  * so the ring wraps); then all run public collectives (inline and through the
- * slots), whose results are checked, round after round.
+ * slots), whose results are checked, round after round. And the reduction
+ * kernels' two forms agree.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -96,10 +97,61 @@ static void test_uneven_phases(void)
     for (int i = 0; i < NTHREADS; i++) pthread_join(th[i], NULL);
 }
 
+/* Every reduction kernel's three-array form (coll/tree.c folds my chunk and my
+ * first child's into my result with it) gives the bits of copy-then-fold, for
+ * every datatype and operation, NaNs and signed zeros among the floats; and
+ * touches neither input. */
+static void test_fold_kernels(void)
+{
+    enum { N = 37 };
+    for (int d = 0; d < OSMP_DTYPE_COUNT; d++)
+        for (int op = 0; op < OSMP_OP_COUNT; op++) {
+            osmp__reduce_fn fn;
+            osmp__reduce_fn3 fn3;
+            int rc = osmp__reduce_fns_get((osmp_dtype_t)d, (osmp_op_t)op, &fn, &fn3);
+            if (rc) {
+                CHECK_INT(rc, OSMP_ERR_TYPE); /* logical and bitwise operations on floating point */
+                continue;
+            }
+            size_t e = osmp_dtype_size((osmp_dtype_t)d);
+            unsigned char a[N * 8 + 8], b[N * 8 + 8], a0[N * 8 + 8], b0[N * 8 + 8], ref[N * 8 + 8], out[N * 8 + 8];
+            for (size_t i = 0; i < sizeof(a); i++) {
+                a[i] = (unsigned char)(i * 37 + 11 + d);
+                b[i] = (unsigned char)(i * 91 + 3 * op);
+            }
+            if (d == OSMP_FLOAT) {
+                float *x = (float *)a, *y = (float *)b;
+                x[0] = __builtin_nanf("");
+                y[1] = __builtin_nanf("");
+                x[2] = -0.0f;
+                y[2] = 0.0f;
+                x[3] = y[3] = 1.5f;
+            } else if (d == OSMP_DOUBLE) {
+                double *x = (double *)a, *y = (double *)b;
+                x[0] = __builtin_nan("");
+                y[1] = __builtin_nan("");
+                x[2] = -0.0;
+                y[2] = 0.0;
+                x[3] = y[3] = 1.5;
+            }
+            memcpy(a0, a, sizeof(a));
+            memcpy(b0, b, sizeof(b));
+            memcpy(ref, a, sizeof(a));
+            fn(ref, b, N);
+            memset(out, 0xa5, sizeof(out));
+            fn3(out, a, b, N);
+            CHECK_INT(memcmp(out, ref, N * e), 0);
+            CHECK(out[N * e] == 0xa5); /* nothing beyond the count */
+            CHECK_INT(memcmp(a, a0, sizeof(a)), 0);
+            CHECK_INT(memcmp(b, b0, sizeof(b)), 0);
+        }
+}
+
 int main(void)
 {
     if (osmp_init(&world) != OSMP_OK) return 1;
     RUN(test_uneven_phases);
+    RUN(test_fold_kernels);
     CHECK_INT(osmp_finalize(), OSMP_OK);
     return TEST_EXIT();
 }
