@@ -65,23 +65,17 @@ INTEGER(u64, uint64_t, uint64_t)
 ARITH(f32, float, float)
 ARITH(f64, double, double)
 
-#define INT_ROW(name)                                                                                        \
-    {name##_sum, name##_prod, name##_min, name##_max, name##_land, name##_lor, name##_lxor, name##_band,       \
-     name##_bor, name##_bxor}
-#define FLOAT_ROW(name) {name##_sum, name##_prod, name##_min, name##_max, 0, 0, 0, 0, 0, 0}
-#define INT_ROW3(name)                                                                                       \
-    {name##_sum3, name##_prod3, name##_min3, name##_max3, name##_land3, name##_lor3, name##_lxor3,            \
-     name##_band3, name##_bor3, name##_bxor3}
-#define FLOAT_ROW3(name) {name##_sum3, name##_prod3, name##_min3, name##_max3, 0, 0, 0, 0, 0, 0}
+/* A table of kernels, one form (suffix s: none, or 3 for the three-array one). */
+#define INT_ROW(name, s)                                                                                     \
+    {name##_sum##s, name##_prod##s, name##_min##s, name##_max##s, name##_land##s, name##_lor##s,              \
+     name##_lxor##s, name##_band##s, name##_bor##s, name##_bxor##s}
+#define FLOAT_ROW(name, s) {name##_sum##s, name##_prod##s, name##_min##s, name##_max##s, 0, 0, 0, 0, 0, 0}
+#define KERNELS(s)                                                                                           \
+    {INT_ROW(i8, s),  INT_ROW(i16, s), INT_ROW(i32, s), INT_ROW(i64, s),   INT_ROW(u8, s),                     \
+     INT_ROW(u16, s), INT_ROW(u32, s), INT_ROW(u64, s), FLOAT_ROW(f32, s), FLOAT_ROW(f64, s)}
 
-static const osmp__reduce_fn kernels[OSMP_DTYPE_COUNT][OSMP_OP_COUNT] = {
-    INT_ROW(i8), INT_ROW(i16), INT_ROW(i32), INT_ROW(i64), INT_ROW(u8),
-    INT_ROW(u16), INT_ROW(u32), INT_ROW(u64), FLOAT_ROW(f32), FLOAT_ROW(f64),
-};
-static const osmp__reduce_fn3 kernels3[OSMP_DTYPE_COUNT][OSMP_OP_COUNT] = {
-    INT_ROW3(i8), INT_ROW3(i16), INT_ROW3(i32), INT_ROW3(i64), INT_ROW3(u8),
-    INT_ROW3(u16), INT_ROW3(u32), INT_ROW3(u64), FLOAT_ROW3(f32), FLOAT_ROW3(f64),
-};
+static const osmp__reduce_fn kernels[OSMP_DTYPE_COUNT][OSMP_OP_COUNT] = KERNELS();
+static const osmp__reduce_fn3 kernels3[OSMP_DTYPE_COUNT][OSMP_OP_COUNT] = KERNELS(3);
 
 int osmp__reduce_fn_get(osmp_dtype_t d, osmp_op_t op, osmp__reduce_fn *fn)
 {

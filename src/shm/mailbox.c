@@ -82,6 +82,34 @@ void osmp__mb_publish_minis(struct osmp__mbox *m, int dir, uint64_t first, int k
     osmp__publish(&r->mini[dir][(first + (uint64_t)k - 1) % OSMP__MINI_SLOTS].seq, &r->wake[dir].waiters, step);
 }
 
+int osmp__mb_send_minis(struct osmp__mbox *m, int dir, uint64_t first, int consumer, int signal_dir, uint64_t step,
+                        const void *data, size_t bytes)
+{
+    int lines = osmp__mini_lines(bytes);
+    for (int j = 0; j < lines; j++) {
+        char *line = osmp__mb_claim(m, dir, OSMP__SLOT_MINI((int)((first + (uint64_t)j) % OSMP__MINI_SLOTS)),
+                                    &consumer, 1, signal_dir, step);
+        if (!line) return m->failed;
+        memcpy(line, (const char *)data + (size_t)j * OSMP__MINI_DATA, osmp__mini_piece(bytes, j));
+    }
+    osmp__mb_publish_minis(m, dir, first, lines, step);
+    return OSMP_OK;
+}
+
+int osmp__mb_recv_minis(struct osmp__mbox *m, int rank, int dir, uint64_t first, uint64_t step, void *out,
+                        size_t bytes)
+{
+    int lines = osmp__mini_lines(bytes);
+    if (osmp__mb_wait_slot(m, rank, dir, OSMP__SLOT_MINI((int)((first + (uint64_t)lines - 1) % OSMP__MINI_SLOTS)),
+                           step)) /* the last line, published last */
+        return m->failed;
+    for (int j = 0; j < lines; j++)
+        memcpy((char *)out + (size_t)j * OSMP__MINI_DATA,
+               osmp__mb_slot(m, rank, dir, OSMP__SLOT_MINI((int)((first + (uint64_t)j) % OSMP__MINI_SLOTS))),
+               osmp__mini_piece(bytes, j));
+    return OSMP_OK;
+}
+
 int osmp__mb_fail(struct osmp__mbox *m, int rc)
 {
     if (rc == OSMP_OK || m->failed) return rc;

@@ -63,10 +63,10 @@ static inline uint32_t osmp__lost_word(int rank, int status)
 }
 
 /* Mini lines: a ring per direction for small messages that may run ahead
- * (tree passes, gather, scatter). Each line has its own step counter beside the data, so a
- * reader takes one line transfer per message, as with the mailbox line, while
- * the owner may write this many messages before the first one is read (an
- * MPI library's eager sends let a root run ahead the same way). */
+ * (tree passes, gather, scatter). Each line has its own step counter beside
+ * the data, so a reader takes one line transfer per message, as with the
+ * mailbox line, while the owner may write this many messages before the first
+ * one is read (an MPI library's eager sends let a root run ahead the same way). */
 #define OSMP__MINI_SLOTS 64
 
 struct osmp__mini {
@@ -77,9 +77,8 @@ _Static_assert(sizeof(struct osmp__mini) == OSMP_CACHE_LINE && OSMP_CACHE_LINE -
                "one line per mini message, as large as the inline data");
 
 /* A message of up to OSMP__MINI_LINES_MAX lines (scatter's and gather's blocks,
- * the tree passes' messages: coll/tree.c): consecutive
- * mini lines from an even index, each with its data piece and its own counter,
- * published last line last. The reader waits on the last line, then reads the
+ * the tree passes' messages: coll/tree.c): consecutive mini lines from an even
+ * index, each with its data piece and its own counter, published last line last. The reader waits on the last line, then reads the
  * other, which came with it: an aligned pair of lines travels together (the
  * L2's adjacent-line prefetch), so a 49-112 byte block costs one line latency
  * where a ring slot costs two (its owner's counter, then the data). Three or
@@ -194,6 +193,16 @@ void osmp__mb_publish_slot(struct osmp__mbox *m, int dir, int slot, uint64_t ste
  * one look for sleepers): a reader waits on that one (osmp__mb_wait_slot), and
  * seeing it is seeing the others. */
 void osmp__mb_publish_minis(struct osmp__mbox *m, int dir, uint64_t first, int k, uint64_t step);
+/* A message of `bytes` (osmp__mini_lines of them) in my mini lines from ring
+ * index `first`: claim each line for `consumer`, write its piece, publish them
+ * all at `step`; the consumer says it is done with them by publishing `step`
+ * on its counter of signal_dir. OSMP_OK, or the failure that made a claim give
+ * up. */
+int osmp__mb_send_minis(struct osmp__mbox *m, int dir, uint64_t first, int consumer, int signal_dir, uint64_t step,
+                        const void *data, size_t bytes);
+/* The same message in `rank`'s lines, once published at `step`, into out. */
+int osmp__mb_recv_minis(struct osmp__mbox *m, int rank, int dir, uint64_t first, uint64_t step, void *out,
+                        size_t bytes);
 /* A local failure inside a collective (no memory, a failed single copy): this
  * participant will not take the steps the others wait for, so it gives up on
  * the team for everyone, through the team's "lost" line (naming itself), before

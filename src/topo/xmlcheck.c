@@ -7,8 +7,8 @@
  *  - a bitmap attribute (cpuset, nodeset, complete_cpuset, ...) whose text starts with a comma:
  *    hwloc_bitmap_sscanf counts the commas after the first character, then fails `assert(count > 0)`
  *    on ",1". Every crashing string of up to 6 characters over ",0xf.1 -g" starts with a comma; none
- *    after the "0xf...f," prefix does (a one-off exhaustive run, each string in a forked child). libxml2 expands character and entity references, so "&#44;1"
- *    reaches hwloc as ",1".
+ *    after the "0xf...f," prefix does (a one-off exhaustive run, each string in a forked child).
+ *    libxml2 expands character and entity references, so "&#44;1" reaches hwloc as ",1".
  *  - a bitmap hwloc cannot parse ("5x000000ff") on the root object while the file has text inside an
  *    object element: a NULL dereference in hwloc_topology_load with libxml2's import.
  *    So every bitmap attribute must be what hwloc writes: an optional "0xf...f" (infinite) word, then

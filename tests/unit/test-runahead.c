@@ -240,7 +240,7 @@ static void check_lines(osmp__coll_t c, int rank, int dir, uint64_t first, const
 
 /* Broadcast, reduce and gather of two lines' data: an aligned pair of the
  * sender's next mini lines (one more taken, to start at an even line); one
- * element more: the ring slots. */
+ * element more: the ring slots. Reduce of two lines with every datatype. */
 static void *pair_participant(void *arg)
 {
     int index = (int)(intptr_t)arg;
@@ -298,6 +298,36 @@ static void *pair_participant(void *arg)
         }
         CHECK_INT(osmp_barrier(team), OSMP_OK); /* the next pass rewrites the inputs the peer read */
     }
+    /* Every datatype folds line by line: 100 B of each (two lines), reduced to
+     * 0 with SUM, then with MAX (a peer's element wins at the odd indices). */
+    for (int d = 0; d < OSMP_DTYPE_COUNT; d++)
+        for (int op = OSMP_SUM; op <= OSMP_MAX; op += OSMP_MAX - OSMP_SUM) {
+            size_t e = osmp_dtype_size((osmp_dtype_t)d), nv = 100 / e;
+            static unsigned char din[2][100], dout[100];
+            uint64_t lines = c->pass_slots[1];
+            for (size_t i = 0; i < nv; i++) {
+                long v = (long)(i % 50) + (index == (int)(i % 2) ? 7 : 0);
+                switch (d) {
+                case OSMP_FLOAT: ((float *)din[index])[i] = (float)v; break;
+                case OSMP_DOUBLE: ((double *)din[index])[i] = (double)v; break;
+                default: memcpy(din[index] + i * e, &v, e); break; /* little-endian: the low bytes */
+                }
+            }
+            CHECK_INT(osmp_reduce(team, din[index], index == 0 ? dout : NULL, nv, (osmp_dtype_t)d,
+                                  (osmp_op_t)op, 0),
+                      OSMP_OK);
+            CHECK(c->pass_slots[1] == lines + OSMP__MINI_LINES_MAX + 1);
+            for (size_t i = 0; index == 0 && i < nv; i++) {
+                long want = op == OSMP_SUM ? 2 * (long)(i % 50) + 7 : (long)(i % 50) + 7, got = 0;
+                switch (d) {
+                case OSMP_FLOAT: got = (long)((float *)dout)[i]; break;
+                case OSMP_DOUBLE: got = (long)((double *)dout)[i]; break;
+                default: memcpy(&got, dout + i * e, e); break;
+                }
+                CHECK(got == want);
+            }
+            CHECK_INT(osmp_barrier(team), OSMP_OK);
+        }
     CHECK_INT(osmp_team_destroy(team), OSMP_OK);
     return NULL;
 }

@@ -119,21 +119,17 @@ static void test_fold_kernels(void)
                 a[i] = (unsigned char)(i * 37 + 11 + d);
                 b[i] = (unsigned char)(i * 91 + 3 * op);
             }
-            if (d == OSMP_FLOAT) {
-                float *x = (float *)a, *y = (float *)b;
-                x[0] = __builtin_nanf("");
-                y[1] = __builtin_nanf("");
-                x[2] = -0.0f;
-                y[2] = 0.0f;
-                x[3] = y[3] = 1.5f;
-            } else if (d == OSMP_DOUBLE) {
-                double *x = (double *)a, *y = (double *)b;
-                x[0] = __builtin_nan("");
-                y[1] = __builtin_nan("");
-                x[2] = -0.0;
-                y[2] = 0.0;
-                x[3] = y[3] = 1.5;
-            }
+/* a NaN on either side, -0 against +0, equal elements */
+#define SPECIALS(T)                                                                                          \
+    do {                                                                                                     \
+        T *x = (T *)a, *y = (T *)b;                                                                          \
+        x[0] = y[1] = (T)__builtin_nan("");                                                                  \
+        x[2] = -(T)0;                                                                                        \
+        y[2] = (T)0;                                                                                         \
+        x[3] = y[3] = (T)1.5;                                                                                \
+    } while (0)
+            if (d == OSMP_FLOAT) SPECIALS(float);
+            if (d == OSMP_DOUBLE) SPECIALS(double);
             memcpy(a0, a, sizeof(a));
             memcpy(b0, b, sizeof(b));
             memcpy(ref, a, sizeof(a));

@@ -87,14 +87,8 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
             if (at) return osmp__mb_wait(m, root, OSMP__DOWN, base + 1);
         }
         if (lines) { /* 1, in my mini lines */
-            for (int j = 0; j < lines; j++) {
-                char *dst = osmp__mb_claim(m, OSMP__UP, osmp__mini_slot(mini + (uint64_t)j), &root, 1,
-                                           OSMP__UP, base + 1);
-                if (!dst) return m->failed;
-                memcpy(dst, (const char *)a->in + (size_t)j * OSMP__MINI_DATA, osmp__mini_piece(bytes, j));
-            }
+            if ((rc = osmp__mb_send_minis(m, OSMP__UP, mini, root, OSMP__UP, base + 1, a->in, bytes))) return rc;
             osmp__trace_copy(t, me, me, bytes);
-            osmp__mb_publish_minis(m, OSMP__UP, mini, lines, base + 1);
             return OSMP_OK;
         }
         for (size_t k = 0; k * chunk < bytes; k++) { /* 1 */
@@ -130,13 +124,8 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
             if (exposed_at(t, a, r, bytes, mini)) continue;
             char *to = out + osmp__displ_of(a, r) * e + off;
             int lines = lines_of(bytes, lmax);
-            if (lines) { /* (k is 0) the block in r's mini lines: wait on the last */
-                if (osmp__mb_wait_slot(m, r, OSMP__UP, osmp__mini_slot(mini + (uint64_t)lines - 1), s))
-                    return m->failed;
-                for (int j = 0; j < lines; j++)
-                    memcpy(to + (size_t)j * OSMP__MINI_DATA,
-                           osmp__mb_slot(m, r, OSMP__UP, osmp__mini_slot(mini + (uint64_t)j)),
-                           osmp__mini_piece(bytes, j));
+            if (lines) { /* (k is 0) the block in r's mini lines */
+                if ((rc = osmp__mb_recv_minis(m, r, OSMP__UP, mini, s, to, bytes))) return rc;
                 osmp__trace_copy(t, r, me, bytes);
                 continue;
             }

@@ -139,22 +139,13 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
             for (int r = 0; r < n; r++) { /* 1 */
                 if (r == root) continue;
                 uint64_t at = mini + (uint64_t)(r - (r > root)) * (uint64_t)lines;
-                for (int j = 0; j < lines; j++) {
-                    char *line = osmp__mb_claim(m, OSMP__DOWN, osmp__mini_slot(at + (uint64_t)j), &r, 1, OSMP__DOWN, s);
-                    if (!line) return m->failed;
-                    memcpy(line, in + (size_t)r * B + (size_t)j * OSMP__MINI_DATA, osmp__mini_piece(B, j));
-                }
+                if ((rc = osmp__mb_send_minis(m, OSMP__DOWN, at, r, OSMP__DOWN, s, in + (size_t)r * B, B))) return rc;
                 osmp__trace_copy(t, me, me, B);
-                osmp__mb_publish_minis(m, OSMP__DOWN, at, lines, s);
             }
             return OSMP_OK;
         }
         uint64_t at = mini + (uint64_t)(me - (me > root)) * (uint64_t)lines;
-        if (osmp__mb_wait_slot(m, root, OSMP__DOWN, osmp__mini_slot(at + (uint64_t)lines - 1), s)) /* 2: the last line */
-            return m->failed;
-        for (int j = 0; j < lines; j++)
-            memcpy((char *)a->out + (size_t)j * OSMP__MINI_DATA,
-                   osmp__mb_slot(m, root, OSMP__DOWN, osmp__mini_slot(at + (uint64_t)j)), osmp__mini_piece(B, j));
+        if ((rc = osmp__mb_recv_minis(m, root, OSMP__DOWN, at, s, a->out, B))) return rc; /* 2 */
         osmp__trace_copy(t, root, me, B);
         osmp__mb_publish(m, OSMP__DOWN, s);
         return OSMP_OK;
