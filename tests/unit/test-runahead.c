@@ -303,7 +303,7 @@ static void *pair_participant(void *arg)
     for (int d = 0; d < OSMP_DTYPE_COUNT; d++)
         for (int op = OSMP_SUM; op <= OSMP_MAX; op += OSMP_MAX - OSMP_SUM) {
             size_t e = osmp_dtype_size((osmp_dtype_t)d), nv = 100 / e;
-            static unsigned char din[2][100], dout[100];
+            static _Alignas(8) unsigned char din[2][104], dout[104]; /* (rows of whole doubles) */
             uint64_t lines = c->pass_slots[1];
             for (size_t i = 0; i < nv; i++) {
                 long v = (long)(i % 50) + (index == (int)(i % 2) ? 7 : 0);

@@ -114,7 +114,8 @@ static void test_fold_kernels(void)
                 continue;
             }
             size_t e = osmp_dtype_size((osmp_dtype_t)d);
-            unsigned char a[N * 8 + 8], b[N * 8 + 8], a0[N * 8 + 8], b0[N * 8 + 8], ref[N * 8 + 8], out[N * 8 + 8];
+            _Alignas(8) unsigned char a[N * 8 + 8], b[N * 8 + 8], a0[N * 8 + 8], b0[N * 8 + 8], ref[N * 8 + 8],
+                out[N * 8 + 8];
             for (size_t i = 0; i < sizeof(a); i++) {
                 a[i] = (unsigned char)(i * 37 + 11 + d);
                 b[i] = (unsigned char)(i * 91 + 3 * op);
