@@ -5,8 +5,10 @@
  *  - a producer fills data, then publishes a counter with a release store;
  *  - a consumer acquire-loads the counter, then reads the data;
  *  - a sleeping waiter registers itself, then re-checks the counter; a producer
- *    publishes, then checks for sleepers (both sides with full fences, the
- *    Dekker pattern), so a wake-up is never lost.
+ *    publishes, then checks for sleepers (the Dekker pattern: full fences on
+ *    both sides, or, where membarrier allows, only a compiler fence on the
+ *    producer's side and a barrier on every CPU from the sleeper's; shm/wait.c),
+ *    so a wake-up is never lost.
  */
 #ifndef OSMP_ATOMIC_H
 #define OSMP_ATOMIC_H
@@ -56,6 +58,11 @@ static inline uint32_t osmp__load32(osmp_atomic32_t *p)
     return atomic_load_explicit(p, memory_order_seq_cst);
 }
 
+static inline uint32_t osmp__load_relaxed32(osmp_atomic32_t *p)
+{
+    return atomic_load_explicit(p, memory_order_relaxed);
+}
+
 /* Publish a one-time setting (readers load it with osmp__load32). */
 static inline void osmp__store32(osmp_atomic32_t *p, uint32_t v)
 {
@@ -82,6 +89,12 @@ static inline int osmp__cas32(osmp_atomic32_t *p, uint32_t expected, uint32_t de
 static inline void osmp__fence_seq_cst(void)
 {
     atomic_thread_fence(memory_order_seq_cst);
+}
+
+/* Orders the compiler only: the CPU's part comes from another core's membarrier. */
+static inline void osmp__compiler_fence(void)
+{
+    atomic_signal_fence(memory_order_seq_cst);
 }
 
 static inline void osmp__cpu_relax(void)

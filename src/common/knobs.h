@@ -38,6 +38,9 @@
                                      "(plain loads; the default: every message larger than a mailbox line's " \
                                      "inline data; reduce stages between threads at every size)")             \
     X(SPIN, "4000", "polls of a flag before yielding the core")                                             \
+    X(PUBLISH_FENCE, "auto", "auto: a publication issues no memory fence where the kernel lets the process "  \
+                             "register for membarrier's global expedited barrier, which a participant about " \
+                             "to sleep then issues instead (shm/wait.c); always: every publication fences") \
     X(YIELDS, "50", "sched_yield calls before sleeping on a futex, in teams with more participants than "   \
                     "CPUs (the others sleep after spinning: a yield hands the core to other programs)")      \
     X(JOIN_TIMEOUT, "60", "seconds a participant waits for the others to join a team under osmp-run or as "  \

@@ -54,9 +54,16 @@ static int wait_on(struct osmp__mbox *m, int rank, int dir, osmp_atomic64_t *ctr
     return rc;
 }
 
+/* What was waited for is known from then on: a later claim whose consumer is
+ * `rank` on dir (the direct exchange's line of two calls back, read in the call
+ * between) loads no line of theirs and calls nothing. */
 int osmp__mb_wait(struct osmp__mbox *m, int rank, int dir, uint64_t step)
 {
-    return wait_on(m, rank, dir, &osmp__mb_chan(m, rank, dir)->seq, step, &m->wait);
+    int rc = wait_on(m, rank, dir, &osmp__mb_chan(m, rank, dir)->seq, step, &m->wait);
+    if (rc || !m->seen) return rc;
+    uint64_t *seen = &m->seen[(size_t)dir * (size_t)m->size + (size_t)rank];
+    if (!osmp__seq_reached(*seen, step)) *seen = step;
+    return OSMP_OK;
 }
 
 /* A sleeper on a mini line counts itself on its direction's wake line, as one

@@ -5,18 +5,79 @@
  * The futex word is the low half of the 64-bit counter (little-endian), so the
  * kernel's compare sees every publication. Sleeps are bounded to a millisecond,
  * which bounds a missed wake-up and lets the caller's check notice a dead peer.
+ *
+ * A publisher stores its counter and then reads the waiters count; a sleeper
+ * counts itself and then reads the counter (Dekker): one of the two must see
+ * the other's store. A fence after the publisher's store costs it the time its
+ * line takes to leave the readers' caches (a cross-socket round trip on a far
+ * pair), on every publication. Where the kernel lets this process register for
+ * membarrier's global expedited command, the publisher issues no fence and a
+ * sleeper, before its last look at the counter, makes every running thread of
+ * every registered process execute one (asymmetric fences, as liburcu's
+ * sys_membarrier flavour): either that barrier comes before the publisher's
+ * load of the waiters count, which then sees the sleeper, or after it, and the
+ * store it drained is what the sleeper then reads. Only sleeping pays the system call.
  */
 #define _GNU_SOURCE
 #include "wait.h"
 
 #include "osmp.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+/* 1: this process is registered, its publications issue no fence. Cleared in
+ * a forked child (the registration belongs to the parent's memory map). */
+static osmp_atomic32_t registered;
+/* Naps that lasted their whole millisecond: no publication woke the sleeper. */
+static osmp_atomic32_t naps_out;
+
+unsigned osmp__wait_naps_out(void)
+{
+    return osmp__load32(&naps_out);
+}
+
+/* MEMBARRIER_CMD_GLOBAL_EXPEDITED runs here: 1 yes, 0 no, -1 not asked yet. */
+static int global_expedited = -1;
+
+static void forked_child(void)
+{
+    osmp__store32(&registered, 0);
+}
+
+static void register_once(void)
+{
+    pthread_atfork(NULL, NULL, forked_child);
+}
+
+int osmp__wait_setup(int fence_always)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, register_once);
+    if (fence_always || osmp__load32(&registered)) return osmp__load32(&registered);
+    if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0) osmp__store32(&registered, 1);
+    return osmp__load32(&registered);
+}
+
+/* The sleeper's half (see the top): a fence of its own, then one on every CPU
+ * that runs a registered process. Any process of the team may be registered,
+ * whether or not this one is. */
+static void sleeper_fence(void)
+{
+    osmp__fence_seq_cst();
+    if (global_expedited < 0) {
+        long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+        global_expedited = cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED);
+    }
+    if (global_expedited) syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0);
+}
 
 static uint32_t *low_half(osmp_atomic64_t *ctr)
 {
@@ -38,14 +99,15 @@ int osmp__wait_reached(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t 
     }
     for (;;) {
         osmp__fetch_add32(waiters, 1);
-        osmp__fence_seq_cst(); /* pairs with the fence in osmp__publish */
+        sleeper_fence(); /* pairs with osmp__publish */
         uint64_t seen = osmp__load_acquire(ctr);
         if (osmp__seq_reached(seen, target)) {
             osmp__fetch_sub32(waiters, 1);
             return OSMP_OK;
         }
         struct timespec ts = {0, 1000000};
-        syscall(SYS_futex, low_half(ctr), FUTEX_WAIT, (uint32_t)seen, &ts, NULL, 0);
+        if (syscall(SYS_futex, low_half(ctr), FUTEX_WAIT, (uint32_t)seen, &ts, NULL, 0) && errno == ETIMEDOUT)
+            osmp__fetch_add32(&naps_out, 1);
         osmp__fetch_sub32(waiters, 1);
         if (osmp__seq_reached(osmp__load_acquire(ctr), target)) return OSMP_OK;
         int rc = check ? check(ctx) : OSMP_OK;
@@ -57,7 +119,8 @@ int osmp__wait_reached(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t 
 void osmp__publish(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t v)
 {
     osmp__store_release(ctr, v);
-    osmp__fence_seq_cst();
+    if (osmp__load_relaxed32(&registered)) osmp__compiler_fence();
+    else osmp__fence_seq_cst();
     if (osmp__load32(waiters)) syscall(SYS_futex, low_half(ctr), FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 

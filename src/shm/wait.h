@@ -21,6 +21,15 @@ typedef int (*osmp__wait_check_fn)(void *ctx);
 int osmp__wait_reached(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t target,
                        const struct osmp__wait_policy *policy, osmp__wait_check_fn check, void *ctx);
 
+/* Once per process before its first team: register for the asymmetric fences
+ * of wait.c unless fence_always (OSMP_PUBLISH_FENCE=always) or the kernel
+ * refuses. Returns 1 when this process's publications issue no fence. */
+int osmp__wait_setup(int fence_always);
+
+/* Naps of this process that no publication cut short (tests: a wake-up that
+ * never comes shows here, not as a hang). */
+unsigned osmp__wait_naps_out(void);
+
 /* Store v into *ctr with release semantics and wake sleepers, if any. */
 void osmp__publish(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t v);
 

@@ -472,6 +472,19 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, osmp_topo_
     return OSMP_OK;
 }
 
+/* OSMP_PUBLISH_FENCE: whether this process's publications fence (shm/wait.c). */
+static void fence_setup(void)
+{
+    const char *v = osmp__knob_str(OSMP_KNOB_PUBLISH_FENCE);
+    int always = strcmp(v, "always") == 0;
+    if (!always && strcmp(v, "auto") != 0) {
+        char why[160];
+        snprintf(why, sizeof(why), "OSMP_PUBLISH_FENCE=\"%.100s\" must be auto or always", v);
+        osmp__knob_bad(OSMP_KNOB_PUBLISH_FENCE, why);
+    }
+    osmp__wait_setup(always);
+}
+
 int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
 {
     if (!p || !out || p->size < 1 || p->rank < 0 || p->rank >= p->size || (p->size > 1 && !p->oob_allgather) ||
@@ -479,6 +492,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
         ((p->mask & OSMP_TEAM_PARAM_TRAFFIC) && !p->traffic))
         return OSMP_ERR_INVALID_ARG;
     osmp__check_cache_line();
+    fence_setup();
     osmp_topo_t topo = p->topo;
     int rc = p->mask & OSMP_TEAM_PARAM_TOPO ? OSMP_OK : get_topo(&topo);
     if (rc) return rc;

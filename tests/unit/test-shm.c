@@ -1,20 +1,24 @@
 /*
  * The shm layer's security properties (internal API, src/shm/shm.h): segment
  * names, modes, refusing segments that are not exactly ours, reaping names of
- * dead creators only; a reused pid never served from a dead process's mapping.
+ * dead creators only; a reused pid never served from a dead process's mapping;
+ * the waiting protocol's two fence modes (shm/wait.c) between processes.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/membarrier.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "shm/shm.h"
+#include "shm/wait.h"
 #include "test.h"
 
 #define REGION_BYTES 65536
@@ -238,11 +242,78 @@ static void test_pid_reuse(void)
     end_child(pb, go_b);
 }
 
+/* Two processes hand a counter back and forth ROUNDS times, each waiting by
+ * sleeping at once (no spin, no yield): every handoff goes through the futex
+ * and the Dekker pair of the mode in force (registered: no fence in the
+ * publisher, membarrier in the sleeper; else fences on both sides). Returns the
+ * count of handoffs the child saw out of turn or missed. */
+enum { ROUNDS = 300 };
+struct pingpong {
+    osmp_atomic64_t ctr[2];
+    osmp_atomic32_t waiters[2];
+};
+/* Sleepers nearly always woken by the publication, not by the end of their
+ * nap: a wake-up that never comes costs a whole nap every handoff (a peer
+ * descheduled for a millisecond on a busy machine may cost a few). */
+static int woken_late(unsigned naps_out)
+{
+    if (naps_out > ROUNDS / 10) fprintf(stderr, "%u of %d naps lasted their whole millisecond\n", naps_out, ROUNDS);
+    return naps_out > ROUNDS / 10;
+}
+static int pingpong(struct pingpong *pp, int fence_always)
+{
+    const struct osmp__wait_policy sleep_at_once = {0, 0, 0};
+    pid_t p = fork();
+    if (p == 0) { /* a child is not registered until it asks (the parent's registration is its memory map's) */
+        int bad = osmp__wait_setup(1) != 0;
+        bad += osmp__wait_setup(fence_always) != (fence_always ? 0 : osmp__wait_setup(0));
+        unsigned naps = osmp__wait_naps_out();
+        for (uint64_t i = 1; i <= ROUNDS; i++) {
+            bad += osmp__wait_reached(&pp->ctr[0], &pp->waiters[0], i, &sleep_at_once, NULL, NULL) != OSMP_OK;
+            bad += osmp__load_acquire(&pp->ctr[0]) != i;
+            osmp__publish(&pp->ctr[1], &pp->waiters[1], i);
+        }
+        _exit(bad + woken_late(osmp__wait_naps_out() - naps));
+    }
+    int bad = 0;
+    unsigned naps = osmp__wait_naps_out();
+    for (uint64_t i = 1; i <= ROUNDS; i++) {
+        osmp__publish(&pp->ctr[0], &pp->waiters[0], i);
+        bad += osmp__wait_reached(&pp->ctr[1], &pp->waiters[1], i, &sleep_at_once, NULL, NULL) != OSMP_OK;
+    }
+    bad += woken_late(osmp__wait_naps_out() - naps);
+    int st = 0;
+    waitpid(p, &st, 0);
+    return bad + (WIFEXITED(st) ? WEXITSTATUS(st) : 1000);
+}
+
+static void test_wait_modes(void)
+{
+    struct pingpong *pp = mmap(NULL, sizeof(*pp), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(pp != MAP_FAILED);
+    if (pp == MAP_FAILED) return;
+    /* always: nothing registered, every publication fences */
+    CHECK_INT(osmp__wait_setup(1), 0);
+    memset(pp, 0, sizeof(*pp));
+    CHECK_INT(pingpong(pp, 1), 0);
+    /* auto: this kernel (membarrier since Linux 4.16, in the query's answer) registers the process */
+    long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    int expect = cmds > 0 && (cmds & MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) ? 1 : 0;
+    CHECK_INT(osmp__wait_setup(0), expect);
+    CHECK_INT(osmp__wait_setup(1), expect); /* registered stays registered */
+    memset(pp, 0, sizeof(*pp));
+    CHECK_INT(pingpong(pp, 0), 0);
+    memset(pp, 0, sizeof(*pp));
+    CHECK_INT(pingpong(pp, 1), 0); /* a registered publisher, a child that fences */
+    munmap(pp, sizeof(*pp));
+}
+
 int main(void)
 {
     test_create();
     test_attach_refuses();
     test_reap();
     test_pid_reuse();
+    test_wait_modes();
     return TEST_EXIT();
 }
