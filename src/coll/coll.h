@@ -20,6 +20,7 @@
 #include "shm/mailbox.h"
 #include "shm/shm.h"
 #include "coll/trace.h"
+#include "common/util.h"
 
 typedef void (*osmp__reduce_fn)(void *acc, const void *in, size_t n);
 /* OSMP_ERR_INVALID_ARG for an unknown dtype/op, OSMP_ERR_TYPE for a pair that is not defined. */

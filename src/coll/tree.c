@@ -3,9 +3,9 @@
  * the steps of the pipelined passes up and down the trees that the tree
  * algorithms of broadcast, reduce and allreduce are made of.
  *
- * A message of up to two lines' data (OSMP__MINI_LINES_MAX * OSMP__MINI_DATA
+ * A message of up to three lines' data (OSMP__MINI_LINES_MAX * OSMP__MINI_DATA
  * bytes) travels in the next mini lines of the sender (mailbox.h), each with
- * its own step counter, two from an even index: one line latency per hop, as
+ * its own step counter, from an even index: one line latency per hop, as
  * in the mailbox line, but a root (a reduce leaf) may send tens of calls ahead
  * of its readers instead of waiting for them at every call. Larger messages
  * go through the ring slots, one chunk per step, so the levels of the tree
@@ -241,7 +241,7 @@ int osmp__pass_init(struct osmp__pass *p, osmp__coll_t t, const struct osmp__arg
     p->lines = lines <= 1 || (lines <= OSMP__MINI_LINES_MAX && OSMP__MINI_DATA % a->esize == 0) ? lines : 0;
     p->per_chunk = p->lines ? a->count : t->mb.chunk / a->esize;
     p->nchunks = (a->count + p->per_chunk - 1) / p->per_chunk;
-    if (p->lines) { /* two-line messages start at an even line: one more taken, skipped if need be */
+    if (p->lines) { /* messages of lines start at an even line: one more taken, skipped if need be */
         p->first_slot = osmp__minis_take(t, p->nchunks * (uint64_t)p->lines + (p->lines > 1));
         p->first_slot += p->lines > 1 && p->first_slot % 2;
     } else {
@@ -307,6 +307,7 @@ int osmp__pass_up(const struct osmp__pass *p, size_t c, const char *in, char *ou
     }
     for (int i = 0; i < p->tree->nchildren; i++) {
         int child = p->tree->children[i];
+        if (L > 2) __builtin_prefetch(osmp__mb_slot(m, child, OSMP__UP, slot_of(p, c, 0))); /* mailbox.h */
         if (osmp__mb_wait_slot(m, child, OSMP__UP, slot_of(p, c, L - 1), s)) return m->failed; /* the last line */
         const char *v[OSMP__MINI_LINES_MAX] = {p->scratch};
         if (p->once && p->tree->child_nsub[i] == 1) { /* a leaf's chunk, from its input */
@@ -350,6 +351,7 @@ int osmp__pass_down(const struct osmp__pass *p, size_t c, char *buf)
     char *mine = buf + off * p->esize;
     int L = lines_of(p), parent = p->tree->parent;
     if (parent >= 0) {
+        if (L > 2) __builtin_prefetch(osmp__mb_slot(m, parent, OSMP__DOWN, slot_of(p, c, 0))); /* mailbox.h */
         if (osmp__mb_wait_slot(m, parent, OSMP__DOWN, slot_of(p, c, L - 1), s)) return m->failed; /* the last line */
         if (p->from) {
             const char *src = (const char *)(uintptr_t)p->from + off * p->esize;

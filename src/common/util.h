@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Write a formatted reason into a caller's buffer that may be NULL. */
 static inline void osmp__why(char *why, size_t len, const char *fmt, ...)
@@ -16,6 +17,28 @@ static inline void osmp__why(char *why, size_t len, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, len, fmt, ap);
     va_end(ap);
+}
+
+/* memcpy for the small copies of the hot small calls: up to 32 bytes inline
+ * (two possibly overlapping fixed-size copies, as libc does), the libc call
+ * beyond. A call through the PLT costs more than the copy of one double.
+ * dst and src must not overlap. */
+static inline void osmp__copy(void *dst, const void *src, size_t n)
+{
+    char *d = dst;
+    const char *s = src;
+    if (n >= 16 && n <= 32) {
+        memcpy(d, s, 16);
+        memcpy(d + n - 16, s + n - 16, 16);
+    } else if (n >= 8 && n < 16) {
+        memcpy(d, s, 8);
+        memcpy(d + n - 8, s + n - 8, 8);
+    } else if (n >= 4 && n < 8) {
+        memcpy(d, s, 4);
+        memcpy(d + n - 4, s + n - 4, 4);
+    } else {
+        memcpy(d, s, n);
+    }
 }
 
 #endif

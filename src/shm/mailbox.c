@@ -46,24 +46,28 @@ static int peer_check(void *ctx)
 }
 
 static int wait_on(struct osmp__mbox *m, int rank, int dir, osmp_atomic64_t *ctr, uint64_t step,
-                   const struct osmp__wait_policy *policy)
+                   const struct osmp__wait_policy *policy, uint64_t *reached)
 {
     struct peer_wait w = {m, rank, 0};
-    int rc = osmp__wait_reached(ctr, &osmp__mb_region(m, rank)->wake[dir].waiters, step, policy, peer_check, &w);
+    int rc = osmp__wait_reached(ctr, &osmp__mb_region(m, rank)->wake[dir].waiters, step, policy, peer_check, &w,
+                                reached);
     if (rc) m->failed = rc;
     return rc;
 }
 
-/* What was waited for is known from then on: a later claim whose consumer is
- * `rank` on dir (the direct exchange's line of two calls back, read in the call
- * between) loads no line of theirs and calls nothing. */
+/* What a wait saw is known from then on (seen: counters only grow), so a wait
+ * for a step up to it loads nothing. A reader behind its writer (ring slots back
+ * to back) then takes one line transfer per message, the data, instead of two
+ * in a row, the counter the writer just moved on and then the data; and a later
+ * claim whose consumer is `rank` on dir (the direct exchange's line of two
+ * calls back, read in the call between) loads no line of theirs. */
 int osmp__mb_wait(struct osmp__mbox *m, int rank, int dir, uint64_t step)
 {
-    int rc = wait_on(m, rank, dir, &osmp__mb_chan(m, rank, dir)->seq, step, &m->wait);
-    if (rc || !m->seen) return rc;
+    osmp_atomic64_t *ctr = &osmp__mb_chan(m, rank, dir)->seq;
+    if (!m->seen) return wait_on(m, rank, dir, ctr, step, &m->wait, NULL);
     uint64_t *seen = &m->seen[(size_t)dir * (size_t)m->size + (size_t)rank];
-    if (!osmp__seq_reached(*seen, step)) *seen = step;
-    return OSMP_OK;
+    if (osmp__seq_reached(*seen, step)) return OSMP_OK; /* acquired when it was loaded */
+    return wait_on(m, rank, dir, ctr, step, &m->wait, seen);
 }
 
 /* A sleeper on a mini line counts itself on its direction's wake line, as one
@@ -72,7 +76,7 @@ int osmp__mb_wait_slot(struct osmp__mbox *m, int rank, int dir, int slot, uint64
 {
     if (!OSMP__IS_MINI(slot)) return osmp__mb_wait(m, rank, dir, step);
     return wait_on(m, rank, dir, &osmp__mb_region(m, rank)->mini[dir][OSMP__SLOT_MINI(0) - slot].seq, step,
-                   &m->wait);
+                   &m->wait, NULL);
 }
 
 void osmp__mb_publish_slot(struct osmp__mbox *m, int dir, int slot, uint64_t step)
@@ -107,6 +111,7 @@ int osmp__mb_recv_minis(struct osmp__mbox *m, int rank, int dir, uint64_t first,
                         size_t bytes)
 {
     int lines = osmp__mini_lines(bytes);
+    if (lines > 2) __builtin_prefetch(osmp__mb_slot(m, rank, dir, OSMP__SLOT_MINI((int)(first % OSMP__MINI_SLOTS))));
     if (osmp__mb_wait_slot(m, rank, dir, OSMP__SLOT_MINI((int)((first + (uint64_t)lines - 1) % OSMP__MINI_SLOTS)),
                            step)) /* the last line, published last */
         return m->failed;
@@ -180,7 +185,24 @@ static int wait_far(struct osmp__mbox *m, int rank, int dir, uint64_t step)
 {
     struct osmp__wait_policy far = m->wait;
     far.pauses = FAR_PAUSES;
-    return wait_on(m, rank, dir, &osmp__mb_chan(m, rank, dir)->seq, step, &far);
+    return wait_on(m, rank, dir, &osmp__mb_chan(m, rank, dir)->seq, step, &far, NULL);
+}
+
+/* A claim's rare part: a consumer of the slot's last content is not known to
+ * be done; wait for it (out of line: the usual claim saves no registers for it). */
+static __attribute__((noinline)) int claim_wait(struct osmp__mbox *m, int dir, int slot,
+                                                const struct osmp__slot_rec *rec)
+{
+    for (int i = 0; i < rec->nconsumers; i++) {
+        int c = rec->consumers[i];
+        uint64_t *seen = &m->seen[(size_t)rec->dir * (size_t)m->size + (size_t)c];
+        if (osmp__seq_reached(*seen, rec->seq)) continue;
+        const struct osmp__slot_rec *later = OSMP__IS_MINI(slot) ? half_ring_later(m, dir, slot, rec) : NULL;
+        int far = later && consumes(later, c);
+        if (far ? wait_far(m, c, rec->dir, later->seq) : osmp__mb_wait(m, c, rec->dir, rec->seq)) return -1;
+        *seen = osmp__load_acquire(&osmp__mb_chan(m, c, rec->dir)->seq); /* at least what was waited for */
+    }
+    return 0;
 }
 
 char *osmp__mb_claim(struct osmp__mbox *m, int dir, int slot, const int *consumers, int n, int signal_dir,
@@ -189,15 +211,11 @@ char *osmp__mb_claim(struct osmp__mbox *m, int dir, int slot, const int *consume
     struct osmp__slot_rec *rec = slot >= 0                    ? &m->rec[dir][slot]
                                  : slot == OSMP__SLOT_INLINE ? &m->rec[dir][m->depth]
                                                              : &m->mini_rec[dir][OSMP__SLOT_MINI(0) - slot];
-    for (int i = 0; rec->written && i < rec->nconsumers; i++) {
-        int c = rec->consumers[i];
-        uint64_t *seen = &m->seen[(size_t)rec->dir * (size_t)m->size + (size_t)c];
-        if (osmp__seq_reached(*seen, rec->seq)) continue; /* the usual case: nothing to wait for */
-        const struct osmp__slot_rec *later = OSMP__IS_MINI(slot) ? half_ring_later(m, dir, slot, rec) : NULL;
-        int far = later && consumes(later, c);
-        if (far ? wait_far(m, c, rec->dir, later->seq) : osmp__mb_wait(m, c, rec->dir, rec->seq)) return NULL;
-        *seen = osmp__load_acquire(&osmp__mb_chan(m, c, rec->dir)->seq); /* at least what was waited for */
-    }
+    for (int i = 0; rec->written && i < rec->nconsumers; i++) /* the usual case: every one known done */
+        if (!osmp__seq_reached(m->seen[(size_t)rec->dir * (size_t)m->size + (size_t)rec->consumers[i]], rec->seq)) {
+            if (claim_wait(m, dir, slot, rec)) return NULL;
+            break;
+        }
     rec->written = 1;
     rec->seq = signal_step;
     rec->dir = signal_dir;

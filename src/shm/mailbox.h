@@ -76,17 +76,24 @@ struct osmp__mini {
 _Static_assert(sizeof(struct osmp__mini) == OSMP_CACHE_LINE && OSMP_CACHE_LINE - 8 >= OSMP_INLINE_MAX,
                "one line per mini message, as large as the inline data");
 
-/* A message of up to OSMP__MINI_LINES_MAX lines (scatter's and gather's blocks,
- * the tree passes' messages: coll/tree.c): consecutive mini lines from an even
- * index, each with its data piece and its own counter, published last line last. The reader waits on the last line, then reads the
- * other, which came with it: an aligned pair of lines travels together (the
- * L2's adjacent-line prefetch), so a 49-112 byte block costs one line latency
- * where a ring slot costs two (its owner's counter, then the data). Three or
- * four lines measured no better than a slot (bench/ab, scatter of 128 and
- * 200 B), and polling every line of a message worse (each poll takes the
- * lines back from their writer). */
+/* A message of up to OSMP__MINI_LINES_MAX lines (the tree passes' messages:
+ * coll/tree.c; scatter's and gather's blocks take up to OSMP__MINI_LINES_BLOCK):
+ * consecutive mini lines from an even index, each with its data piece and its
+ * own counter, published last line last. The reader waits on the last line,
+ * then reads the others: an aligned pair of lines travels together (the L2's
+ * adjacent-line prefetch), so a 49-112 byte block costs one line latency where
+ * a ring slot costs two (its owner's counter, then the data). A third line is
+ * a pair of its own: the reader prefetches the first pair before it waits on
+ * the third, so both pairs come at once when the message is there already.
+ * In a slow spell (line round trip 0.46 us; bench/ab, back to back): bcast and
+ * reduce of 128-168 B in three lines 0.64-0.73 of the ring slot's time. Not
+ * taken: four lines (bcast no better than the slot), scatter's blocks in three
+ * or four lines (1.06-1.20: its receivers' messages follow each other, so all
+ * but the first start off a pair), gather's in three (1.10), polling every line
+ * of a message (each poll takes the lines back from their writer). */
 #define OSMP__MINI_DATA (OSMP_CACHE_LINE - 8)
-#define OSMP__MINI_LINES_MAX 2
+#define OSMP__MINI_LINES_MAX 3
+#define OSMP__MINI_LINES_BLOCK 2
 static inline int osmp__mini_lines(size_t bytes)
 {
     return (int)((bytes + OSMP__MINI_DATA - 1) / OSMP__MINI_DATA);

@@ -86,34 +86,40 @@ static uint32_t *low_half(osmp_atomic64_t *ctr)
 }
 
 int osmp__wait_reached(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t target,
-                       const struct osmp__wait_policy *policy, osmp__wait_check_fn check, void *ctx)
+                       const struct osmp__wait_policy *policy, osmp__wait_check_fn check, void *ctx,
+                       uint64_t *reached)
 {
+    uint64_t v;
     long pauses = policy->pauses > 1 ? policy->pauses : 1;
     for (long i = 0; i < policy->spin; i += pauses) {
-        if (osmp__seq_reached(osmp__load_acquire(ctr), target)) return OSMP_OK;
+        if (osmp__seq_reached(v = osmp__load_acquire(ctr), target)) goto done;
         for (long k = 0; k < pauses; k++) osmp__cpu_relax();
     }
     for (long i = 0; i < policy->yields; i++) {
-        if (osmp__seq_reached(osmp__load_acquire(ctr), target)) return OSMP_OK;
+        if (osmp__seq_reached(v = osmp__load_acquire(ctr), target)) goto done;
         sched_yield();
     }
     for (;;) {
         osmp__fetch_add32(waiters, 1);
         sleeper_fence(); /* pairs with osmp__publish */
-        uint64_t seen = osmp__load_acquire(ctr);
-        if (osmp__seq_reached(seen, target)) {
+        v = osmp__load_acquire(ctr);
+        if (osmp__seq_reached(v, target)) {
             osmp__fetch_sub32(waiters, 1);
-            return OSMP_OK;
+            goto done;
         }
         struct timespec ts = {0, 1000000};
-        if (syscall(SYS_futex, low_half(ctr), FUTEX_WAIT, (uint32_t)seen, &ts, NULL, 0) && errno == ETIMEDOUT)
+        if (syscall(SYS_futex, low_half(ctr), FUTEX_WAIT, (uint32_t)v, &ts, NULL, 0) && errno == ETIMEDOUT)
             osmp__fetch_add32(&naps_out, 1);
         osmp__fetch_sub32(waiters, 1);
-        if (osmp__seq_reached(osmp__load_acquire(ctr), target)) return OSMP_OK;
+        if (osmp__seq_reached(v = osmp__load_acquire(ctr), target)) goto done;
         int rc = check ? check(ctx) : OSMP_OK;
         /* The peer may have published and then exited: the counter has the last word. */
-        if (rc) return osmp__seq_reached(osmp__load_acquire(ctr), target) ? OSMP_OK : rc;
+        if (rc && !osmp__seq_reached(v = osmp__load_acquire(ctr), target)) return rc;
+        if (rc) goto done;
     }
+done:
+    if (reached) *reached = v;
+    return OSMP_OK;
 }
 
 void osmp__publish(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t v)

@@ -17,9 +17,12 @@ typedef int (*osmp__wait_check_fn)(void *ctx);
 /* Block until *ctr reaches target (osmp__seq_reached). A sleeper announces itself
  * in *waiters, which the writer of ctr checks after publishing (osmp__publish).
  * Returns OSMP_OK, or the first non-OK answer of check (NULL: never asked) if
- * the counter has still not reached target after that answer. */
+ * the counter has still not reached target after that answer. With OSMP_OK,
+ * *reached (may be NULL) gets the value that satisfied the wait, acquired (the
+ * writer may be several steps beyond target). */
 int osmp__wait_reached(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t target,
-                       const struct osmp__wait_policy *policy, osmp__wait_check_fn check, void *ctx);
+                       const struct osmp__wait_policy *policy, osmp__wait_check_fn check, void *ctx,
+                       uint64_t *reached);
 
 /* Once per process before its first team: register for the asymmetric fences
  * of wait.c unless fence_always (OSMP_PUBLISH_FENCE=always) or the kernel

@@ -49,7 +49,7 @@ int osmp__rv_barrier(struct osmp__rv *rv, const struct osmp__wait_policy *wait, 
         return OSMP_OK;
     }
     struct rv_wait w = {rv, deadline};
-    return osmp__wait_reached(&rv->gen, &rv->waiters, g + 1, wait, rv_check, &w);
+    return osmp__wait_reached(&rv->gen, &rv->waiters, g + 1, wait, rv_check, &w, NULL);
 }
 
 int osmp__rv_allgather(struct osmp__rv *rv, int rank, const void *send, void *recv, size_t len,

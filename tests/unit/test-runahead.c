@@ -12,8 +12,9 @@
  *     beyond the line goes in the next ring slot of that line's mailbox, up
  *     to OSMP__DIRECT_READ_MAX bytes read per rank;
  *   - a small broadcast travels in the root's next mini line (data and step), a
- *     scatter block in up to OSMP__MINI_LINES_MAX of them, and so do a
- *     broadcast, a reduction's vector and a gather block (an aligned pair).
+ *     scatter or gather block in up to OSMP__MINI_LINES_BLOCK of them (an
+ *     aligned pair), a broadcast and a reduction's vector in up to
+ *     OSMP__MINI_LINES_MAX.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -196,7 +197,7 @@ static void *direct_participant(void *arg)
     /* A scatter block of two mini lines rides in an aligned pair of the root's next ones, each with
      * its piece and the step (threads would copy it once from 49 B: main sets
      * OSMP_SINGLE_COPY_MIN_THREADS); one byte more goes through a ring slot. */
-    enum { SB = OSMP__MINI_LINES_MAX * OSMP__MINI_DATA };
+    enum { SB = OSMP__MINI_LINES_BLOCK * OSMP__MINI_DATA };
     static unsigned char sin[2 * SB + 2], sout[2][SB + 1];
     /* the root's input, which the other reads only after the call has passed on its writes */
     for (int i = 0; index == 0 && i < 2 * SB + 2; i++) sin[i] = (unsigned char)(i * 7 + 1);
@@ -204,10 +205,10 @@ static void *direct_participant(void *arg)
     uint64_t slots_before = c->pass_slots[0];
     CHECK_INT(osmp_scatter(team, sin, sout[index], SB, OSMP_UINT8, 0), OSMP_OK);
     CHECK_INT(memcmp(sout[index], sin + (size_t)index * SB, SB), 0);
-    CHECK(c->pass_slots[1] == before + OSMP__MINI_LINES_MAX + 1); /* one more, to start at an even line */
+    CHECK(c->pass_slots[1] == before + OSMP__MINI_LINES_BLOCK + 1); /* one more, to start at an even line */
     uint64_t first = before + before % 2;
     CHECK((uintptr_t)osmp__mb_region(&c->mb, 0)->mini[OSMP__DOWN][first % OSMP__MINI_SLOTS].data % 128 == 8);
-    for (int j = 0; j < OSMP__MINI_LINES_MAX; j++) {
+    for (int j = 0; j < OSMP__MINI_LINES_BLOCK; j++) {
         line = &osmp__mb_region(&c->mb, 0)->mini[OSMP__DOWN][(first + (uint64_t)j) % OSMP__MINI_SLOTS];
         CHECK_INT(memcmp(line->data, sin + SB + (size_t)j * OSMP__MINI_DATA, OSMP__MINI_DATA), 0);
         CHECK(osmp__load_acquire((osmp_atomic64_t *)&line->seq) == c->step - OSMP__PHASE_STEPS + 1);
@@ -238,9 +239,9 @@ static void check_lines(osmp__coll_t c, int rank, int dir, uint64_t first, const
     }
 }
 
-/* Broadcast, reduce and gather of two lines' data: an aligned pair of the
- * sender's next mini lines (one more taken, to start at an even line); one
- * element more: the ring slots. Reduce of two lines with every datatype. */
+/* Broadcast and reduce of three lines' data, gather of two: the sender's next
+ * mini lines from an even one (one more taken to start there); one element
+ * more: the ring slots. Reduce of two lines with every datatype. */
 static void *pair_participant(void *arg)
 {
     int index = (int)(intptr_t)arg;
@@ -248,9 +249,11 @@ static void *pair_participant(void *arg)
     CHECK_INT(osmp_team_create_threads(world, 2, index, &team), OSMP_OK);
     osmp__coll_t c = &team->impl->coll;
     enum { SB = OSMP__MINI_LINES_MAX * OSMP__MINI_DATA, NV = SB / sizeof(int64_t) };
+    enum { GB = OSMP__MINI_LINES_BLOCK * OSMP__MINI_DATA };
+    _Static_assert(OSMP__MINI_LINES_MAX == 3 && OSMP__MINI_LINES_BLOCK == 2, "the lines this test expects");
     static unsigned char bin[SB + 1], bbuf[2][SB + 1];
     static int64_t rin[2][NV + 1], rout[NV + 1];
-    static unsigned char gin[2][SB + 1], gout[2 * SB + 2];
+    static unsigned char gin[2][GB + 1], gout[2 * GB + 2];
     for (int pass = 0; pass < 2; pass++) {
         size_t bytes = SB + (size_t)pass, nv = NV + (size_t)pass;
         uint64_t lines = c->pass_slots[1], slots = c->pass_slots[0];
@@ -283,16 +286,17 @@ static void *pair_participant(void *arg)
         }
         /* gather to 0: the sender's UP lines */
         lines = c->pass_slots[1];
-        for (size_t i = 0; i < bytes; i++) gin[index][i] = (unsigned char)(i * 3 + 11 * index + pass);
-        CHECK_INT(osmp_gather(team, gin[index], gout, bytes, OSMP_UINT8, 0), OSMP_OK);
+        size_t gbytes = GB + (size_t)pass;
+        for (size_t i = 0; i < gbytes; i++) gin[index][i] = (unsigned char)(i * 3 + 11 * index + pass);
+        CHECK_INT(osmp_gather(team, gin[index], gout, gbytes, OSMP_UINT8, 0), OSMP_OK);
         if (index == 0) {
-            CHECK_INT(memcmp(gout, gin[0], bytes), 0);
-            for (size_t i = 0; i < bytes; i++) CHECK(gout[bytes + i] == (unsigned char)(i * 3 + 11 + pass));
+            CHECK_INT(memcmp(gout, gin[0], gbytes), 0);
+            for (size_t i = 0; i < gbytes; i++) CHECK(gout[gbytes + i] == (unsigned char)(i * 3 + 11 + pass));
         }
         first = lines + lines % 2;
         if (pass == 0) {
-            CHECK(c->pass_slots[1] == lines + OSMP__MINI_LINES_MAX + 1);
-            if (index == 1) check_lines(c, 1, OSMP__UP, first, gin[1], bytes, c->step - OSMP__PHASE_STEPS + 1);
+            CHECK(c->pass_slots[1] == lines + OSMP__MINI_LINES_BLOCK + 1);
+            if (index == 1) check_lines(c, 1, OSMP__UP, first, gin[1], gbytes, c->step - OSMP__PHASE_STEPS + 1);
         } else {
             CHECK(c->pass_slots[1] == lines + 1); /* gather takes its exposure line all the same */
         }
@@ -316,7 +320,7 @@ static void *pair_participant(void *arg)
             CHECK_INT(osmp_reduce(team, din[index], index == 0 ? dout : NULL, nv, (osmp_dtype_t)d,
                                   (osmp_op_t)op, 0),
                       OSMP_OK);
-            CHECK(c->pass_slots[1] == lines + OSMP__MINI_LINES_MAX + 1);
+            CHECK(c->pass_slots[1] == lines + 2 + 1);
             for (size_t i = 0; index == 0 && i < nv; i++) {
                 long want = op == OSMP_SUM ? 2 * (long)(i % 50) + 7 : (long)(i % 50) + 7, got = 0;
                 switch (d) {

@@ -269,7 +269,7 @@ static int pingpong(struct pingpong *pp, int fence_always)
         bad += osmp__wait_setup(fence_always) != (fence_always ? 0 : osmp__wait_setup(0));
         unsigned naps = osmp__wait_naps_out();
         for (uint64_t i = 1; i <= ROUNDS; i++) {
-            bad += osmp__wait_reached(&pp->ctr[0], &pp->waiters[0], i, &sleep_at_once, NULL, NULL) != OSMP_OK;
+            bad += osmp__wait_reached(&pp->ctr[0], &pp->waiters[0], i, &sleep_at_once, NULL, NULL, NULL) != OSMP_OK;
             bad += osmp__load_acquire(&pp->ctr[0]) != i;
             osmp__publish(&pp->ctr[1], &pp->waiters[1], i);
         }
@@ -279,7 +279,7 @@ static int pingpong(struct pingpong *pp, int fence_always)
     unsigned naps = osmp__wait_naps_out();
     for (uint64_t i = 1; i <= ROUNDS; i++) {
         osmp__publish(&pp->ctr[0], &pp->waiters[0], i);
-        bad += osmp__wait_reached(&pp->ctr[1], &pp->waiters[1], i, &sleep_at_once, NULL, NULL) != OSMP_OK;
+        bad += osmp__wait_reached(&pp->ctr[1], &pp->waiters[1], i, &sleep_at_once, NULL, NULL, NULL) != OSMP_OK;
     }
     bad += woken_late(osmp__wait_naps_out() - naps);
     int st = 0;

@@ -28,8 +28,8 @@ int osmp__allreduce_tree(osmp__coll_t t, const struct osmp__args *a);
  *   2. write my whole vector into line d (slot), publish step s on line d;
  *   3. for r = 0 .. n-1 in this order, wait for r's line d at s and fold the
  *      part I reduce of its vector in (the same order on every rank: bitwise
- *      identical results), into the output for a slot's vector (the inputs are
- *      all in the slots, mine too, so an in-place output may be overwritten);
+ *      identical results) into the output (the inputs are all in the lines or
+ *      slots, mine too, so an in-place output may be overwritten);
  *   4. fetch line 1-d for writing now, off the next call's critical path: its
  *      readers (call k-1) are done, since every peer published s in step 3;
  *   5. owe "done reading step s" as step s + 1 on line 1-d: the next call, if
@@ -49,24 +49,24 @@ static inline __attribute__((always_inline)) int direct_fold(osmp__coll_t t, con
     size_t bytes = a->count * a->esize, off = lo * a->esize;
     char *line = osmp__direct_claim(t, vector_bytes, &x); /* 1 */
     if (!line) return t->mb.failed;
-    memcpy(line, a->in, vector_bytes); /* 2 */
+    osmp__copy(line, a->in, vector_bytes); /* 2 */
     osmp__trace_copy(t, t->rank, t->rank, vector_bytes);
     osmp__direct_publish(t, &x);
-    int in_line = x.slot == OSMP__SLOT_INLINE;
-    char line_acc[OSMP_INLINE_MAX], *acc = in_line ? line_acc : a->out;
+    const char *first = NULL;
     for (int r = 0; r < t->size; r++) { /* 3 */
         const char *v = osmp__direct_read(t, &x, r);
         if (!v) return t->mb.failed;
         v += off;
-        if (r == 0)
-            memcpy(acc, v, bytes);
-        else
-            a->fn(acc, v, a->count);
+        if (r == 0) {
+            first = v;
+            if (t->size == 1) osmp__copy(a->out, v, bytes);
+        } else if (r == 1 && a->fn3) {
+            a->fn3(a->out, first, v, a->count); /* rank 0's and 1's parts read once, no copy of rank 0's first */
+        } else {
+            if (r == 1) osmp__copy(a->out, first, bytes);
+            a->fn(a->out, v, a->count);
+        }
         osmp__trace_copy(t, r, t->rank, bytes);
-    }
-    if (in_line) {
-        memcpy(a->out, acc, bytes);
-        osmp__trace_copy(t, t->rank, t->rank, bytes);
     }
     osmp__trace_reduce(t, (size_t)t->size * bytes);
     osmp__direct_done(t, &x); /* 4, 5 */

@@ -105,7 +105,7 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
     }
     char *mine = out + osmp__displ_of(a, root) * e;
     if (a->count && a->in != mine) { /* (a zero count may come with NULL) */
-        memcpy(mine, a->in, a->count * e);
+        osmp__copy(mine, a->in, a->count * e);
         osmp__trace_copy(t, me, me, a->count * e);
     }
     size_t most = 0; /* the largest block that comes through the slots */

@@ -56,7 +56,7 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
     size_t e = a->esize, chunk = m->chunk;
     const char *in = a->in;
     if (me == root && a->count && a->out != in + osmp__displ_of(a, root) * e) { /* (a zero count may come with NULL) */
-        memcpy(a->out, in + osmp__displ_of(a, root) * e, a->count * e);
+        osmp__copy(a->out, in + osmp__displ_of(a, root) * e, a->count * e);
         osmp__trace_copy(t, me, me, a->count * e);
     }
     uint64_t base = osmp__phase(t);
@@ -79,7 +79,7 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
     }
     size_t B = a->count * e;
     int lines = osmp__mini_lines(B);
-    int in_lines = !a->vector && lines <= OSMP__MINI_LINES_MAX && B < chunk &&
+    int in_lines = !a->vector && lines <= OSMP__MINI_LINES_BLOCK && B < chunk &&
                    (lines == 1 || (size_t)lines * (size_t)(n - 1) <= OSMP__MINI_SLOTS / 4);
     if (!a->vector && !in_lines && B < chunk && B * (size_t)(n - 1) <= chunk) { /* packed */
         uint64_t s = base + 1;
