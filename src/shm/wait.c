@@ -44,8 +44,8 @@ unsigned osmp__wait_naps_out(void)
     return osmp__load32(&naps_out);
 }
 
-/* MEMBARRIER_CMD_GLOBAL_EXPEDITED runs here: 1 yes, 0 no, -1 not asked yet. */
-static int global_expedited = -1;
+/* MEMBARRIER_CMD_GLOBAL_EXPEDITED runs here: 2 yes, 1 no, 0 not asked yet. */
+static osmp_atomic32_t global_expedited;
 
 static void forked_child(void)
 {
@@ -72,11 +72,13 @@ int osmp__wait_setup(int fence_always)
 static void sleeper_fence(void)
 {
     osmp__fence_seq_cst();
-    if (global_expedited < 0) {
+    uint32_t ge = osmp__load32(&global_expedited);
+    if (!ge) {
         long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-        global_expedited = cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED);
+        ge = cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) ? 2 : 1;
+        osmp__store32(&global_expedited, ge);
     }
-    if (global_expedited) syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0);
+    if (ge == 2) syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0);
 }
 
 static uint32_t *low_half(osmp_atomic64_t *ctr)

@@ -5,7 +5,8 @@
 # team's, read by rank 0 (one line).
 # usage: bad-knobs.sh OSMP-RUN TRACE-RUN
 run=$1 trace=$2 status=0
-for kv in OSMP_SPIN=abc OSMP_YIELDS=-1 OSMP_JOIN_TIMEOUT=1e3 OSMP_BCAST_ALG=bogus OSMP_ALLREDUCE_ALG=kary:0; do
+for kv in OSMP_SPIN=abc OSMP_YIELDS=-1 OSMP_JOIN_TIMEOUT=1e3 OSMP_PUBLISH_FENCE=sometimes OSMP_BCAST_ALG=bogus \
+    OSMP_ALLREDUCE_ALG=kary:0; do
   name=${kv%%=*} value=${kv#*=}
   out=$(env "$kv" "$run" -n 2 -- "$trace" bcast,allreduce 4096 2>&1)
   rc=$?
