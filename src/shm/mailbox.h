@@ -221,6 +221,13 @@ int osmp__mb_fail(struct osmp__mbox *m, int rc);
  * fit the line) and the status it stands for; OSMP_OK and rank -1 if none. */
 int osmp__mb_failure(struct osmp__mbox *m, int *rank);
 
+/* A value rank's counter of dir is known to have reached (the last a wait or
+ * claim of mine loaded, acquired), without loading it. */
+static inline uint64_t osmp__mb_seen(const struct osmp__mbox *m, int rank, int dir)
+{
+    return m->seen[(size_t)dir * (size_t)m->size + (size_t)rank];
+}
+
 /* Claim my slot (as osmp__mb_slot names it) of direction dir, waiting
  * until the consumers of its previous content are done. The new content's
  * consumers will say they are done by publishing signal_step on their own
