@@ -63,11 +63,9 @@ static int wait_on(struct osmp__mbox *m, int rank, int dir, osmp_atomic64_t *ctr
  * calls back, read in the call between) loads no line of theirs. */
 int osmp__mb_wait(struct osmp__mbox *m, int rank, int dir, uint64_t step)
 {
-    osmp_atomic64_t *ctr = &osmp__mb_chan(m, rank, dir)->seq;
-    if (!m->seen) return wait_on(m, rank, dir, ctr, step, &m->wait, NULL);
-    uint64_t *seen = &m->seen[(size_t)dir * (size_t)m->size + (size_t)rank];
+    uint64_t *seen = osmp__mb_seen_at(m, rank, dir);
     if (osmp__seq_reached(*seen, step)) return OSMP_OK; /* acquired when it was loaded */
-    return wait_on(m, rank, dir, ctr, step, &m->wait, seen);
+    return wait_on(m, rank, dir, &osmp__mb_chan(m, rank, dir)->seq, step, &m->wait, seen);
 }
 
 /* A sleeper on a mini line counts itself on its direction's wake line, as one
@@ -185,7 +183,7 @@ static int wait_far(struct osmp__mbox *m, int rank, int dir, uint64_t step)
 {
     struct osmp__wait_policy far = m->wait;
     far.pauses = FAR_PAUSES;
-    return wait_on(m, rank, dir, &osmp__mb_chan(m, rank, dir)->seq, step, &far, NULL);
+    return wait_on(m, rank, dir, &osmp__mb_chan(m, rank, dir)->seq, step, &far, osmp__mb_seen_at(m, rank, dir));
 }
 
 /* A claim's rare part: a consumer of the slot's last content is not known to
@@ -193,14 +191,12 @@ static int wait_far(struct osmp__mbox *m, int rank, int dir, uint64_t step)
 static __attribute__((noinline)) int claim_wait(struct osmp__mbox *m, int dir, int slot,
                                                 const struct osmp__slot_rec *rec)
 {
-    for (int i = 0; i < rec->nconsumers; i++) {
+    for (int i = 0; i < rec->nconsumers; i++) { /* (each wait records what it saw in seen) */
         int c = rec->consumers[i];
-        uint64_t *seen = &m->seen[(size_t)rec->dir * (size_t)m->size + (size_t)c];
-        if (osmp__seq_reached(*seen, rec->seq)) continue;
+        if (osmp__seq_reached(osmp__mb_seen(m, c, rec->dir), rec->seq)) continue;
         const struct osmp__slot_rec *later = OSMP__IS_MINI(slot) ? half_ring_later(m, dir, slot, rec) : NULL;
         int far = later && consumes(later, c);
         if (far ? wait_far(m, c, rec->dir, later->seq) : osmp__mb_wait(m, c, rec->dir, rec->seq)) return -1;
-        *seen = osmp__load_acquire(&osmp__mb_chan(m, c, rec->dir)->seq); /* at least what was waited for */
     }
     return 0;
 }
@@ -212,7 +208,7 @@ char *osmp__mb_claim(struct osmp__mbox *m, int dir, int slot, const int *consume
                                  : slot == OSMP__SLOT_INLINE ? &m->rec[dir][m->depth]
                                                              : &m->mini_rec[dir][OSMP__SLOT_MINI(0) - slot];
     for (int i = 0; rec->written && i < rec->nconsumers; i++) /* the usual case: every one known done */
-        if (!osmp__seq_reached(m->seen[(size_t)rec->dir * (size_t)m->size + (size_t)rec->consumers[i]], rec->seq)) {
+        if (!osmp__seq_reached(osmp__mb_seen(m, rec->consumers[i], rec->dir), rec->seq)) {
             if (claim_wait(m, dir, slot, rec)) return NULL;
             break;
         }

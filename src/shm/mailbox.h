@@ -146,9 +146,10 @@ struct osmp__mbox {
     int failed;                 /* OSMP_ERR_PEER_LOST once any wait gave up: the steps no longer agree */
     struct osmp__slot_rec rec[2][OSMP__MAX_DEPTH + 1]; /* [dir][slot], last = inline */
     struct osmp__slot_rec mini_rec[2][OSMP__MINI_SLOTS];
-    /* [dir * size + rank]: a value rank's counter of dir is known to have
-     * reached, so that a claim whose consumers are known to be done loads no
-     * line of theirs (counters only grow). */
+    /* [dir * size + rank] (osmp__mb_seen_at): a value rank's counter of dir is
+     * known to have reached, so that a claim whose consumers are known to be
+     * done, or a wait for a step already seen, loads no line of theirs
+     * (counters only grow). Every team has it. */
     uint64_t *seen;
     /* The current call's phase (coll.h osmp__phase): every step of an earlier
      * call is below it, and so published, as a call publishes what it claims. */
@@ -221,11 +222,15 @@ int osmp__mb_fail(struct osmp__mbox *m, int rc);
  * fit the line) and the status it stands for; OSMP_OK and rank -1 if none. */
 int osmp__mb_failure(struct osmp__mbox *m, int *rank);
 
-/* A value rank's counter of dir is known to have reached (the last a wait or
- * claim of mine loaded, acquired), without loading it. */
+/* Where I keep a value rank's counter of dir is known to have reached (the
+ * last a wait or claim of mine loaded, acquired), and that value. */
+static inline uint64_t *osmp__mb_seen_at(const struct osmp__mbox *m, int rank, int dir)
+{
+    return &m->seen[(size_t)dir * (size_t)m->size + (size_t)rank];
+}
 static inline uint64_t osmp__mb_seen(const struct osmp__mbox *m, int rank, int dir)
 {
-    return m->seen[(size_t)dir * (size_t)m->size + (size_t)rank];
+    return *osmp__mb_seen_at(m, rank, dir);
 }
 
 /* Claim my slot (as osmp__mb_slot names it) of direction dir, waiting

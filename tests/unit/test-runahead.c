@@ -302,12 +302,14 @@ static void *pair_participant(void *arg)
         }
         CHECK_INT(osmp_barrier(team), OSMP_OK); /* the next pass rewrites the inputs the peer read */
     }
-    /* Every datatype folds line by line: 100 B of each (two lines), reduced to
-     * 0 with SUM, then with MAX (a peer's element wins at the odd indices). */
+    /* Every datatype folds line by line: 100 B of each (two lines) and 160 B
+     * (three), reduced to 0 with SUM, then with MAX (a peer's element wins at
+     * the odd indices). */
     for (int d = 0; d < OSMP_DTYPE_COUNT; d++)
-        for (int op = OSMP_SUM; op <= OSMP_MAX; op += OSMP_MAX - OSMP_SUM) {
-            size_t e = osmp_dtype_size((osmp_dtype_t)d), nv = 100 / e;
-            static _Alignas(8) unsigned char din[2][104], dout[104]; /* (rows of whole doubles) */
+        for (int k = 0; k < 4; k++) {
+            int op = k % 2 ? OSMP_MAX : OSMP_SUM;
+            size_t e = osmp_dtype_size((osmp_dtype_t)d), nv = (k < 2 ? 100 : 160) / e;
+            static _Alignas(8) unsigned char din[2][160], dout[160]; /* (rows of whole doubles) */
             uint64_t lines = c->pass_slots[1];
             for (size_t i = 0; i < nv; i++) {
                 long v = (long)(i % 50) + (index == (int)(i % 2) ? 7 : 0);
@@ -320,7 +322,7 @@ static void *pair_participant(void *arg)
             CHECK_INT(osmp_reduce(team, din[index], index == 0 ? dout : NULL, nv, (osmp_dtype_t)d,
                                   (osmp_op_t)op, 0),
                       OSMP_OK);
-            CHECK(c->pass_slots[1] == lines + 2 + 1);
+            CHECK(c->pass_slots[1] == lines + (k < 2 ? 2 : 3) + 1);
             for (size_t i = 0; index == 0 && i < nv; i++) {
                 long want = op == OSMP_SUM ? 2 * (long)(i % 50) + 7 : (long)(i % 50) + 7, got = 0;
                 switch (d) {
