@@ -156,10 +156,9 @@ static int my_core(osmp_topo_t t)
     return 0;
 }
 
-EXPORT int MPI_Cart_create(MPI_Comm old, int ndims, const int dims[], const int periods[], int reorder,
+OSMP_MPI_ENTRY(int, MPI_Cart_create)(MPI_Comm old, int ndims, const int dims[], const int periods[], int reorder,
                            MPI_Comm *out)
 {
-    OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Cart_create);
     int inter = 1, size, rank;
     long nn = 1;
     for (int d = 0; d < ndims; d++) nn *= dims[d] > 0 ? dims[d] : 0;
@@ -308,11 +307,10 @@ static int reorder_wanted(MPI_Comm old, int reorder)
            PMPI_Comm_test_inter(old, &inter) == MPI_SUCCESS && !inter;
 }
 
-EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm old, int indegree, const int sources[], const int sourceweights[],
+OSMP_MPI_ENTRY(int, MPI_Dist_graph_create_adjacent)(MPI_Comm old, int indegree, const int sources[], const int sourceweights[],
                                           int outdegree, const int destinations[], const int destweights[],
                                           MPI_Info info, int reorder, MPI_Comm *out)
 {
-    OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Dist_graph_create_adjacent);
     if (!reorder_wanted(old, reorder) || indegree < 0 || outdegree < 0)
         return PMPI_Dist_graph_create_adjacent(old, indegree, sources, sourceweights, outdegree, destinations,
                                                destweights, info, reorder, out);
@@ -329,11 +327,10 @@ EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm old, int indegree, const int 
     return rc;
 }
 
-EXPORT int MPI_Dist_graph_create(MPI_Comm old, int n, const int sources[], const int degrees[],
+OSMP_MPI_ENTRY(int, MPI_Dist_graph_create)(MPI_Comm old, int n, const int sources[], const int degrees[],
                                  const int destinations[], const int weights[], MPI_Info info, int reorder,
                                  MPI_Comm *out)
 {
-    OSMP_MPI_FORWARD_IF_FOREIGN(MPI_Dist_graph_create);
     if (!reorder_wanted(old, reorder) || n < 0)
         return PMPI_Dist_graph_create(old, n, sources, degrees, destinations, weights, info, reorder, out);
     int weighted = weights != MPI_UNWEIGHTED, ne = 0;
