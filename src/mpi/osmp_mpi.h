@@ -153,11 +153,16 @@ typedef void (*osmp__mpi_fn)(void);
         __builtin_return(__builtin_apply(fn_, args_, 64));                                                   \
     }
 #if defined(__x86_64__) && defined(__ELF__) && !defined(OSMP_MPI_PORTABLE_GATE)
+#if defined(__CET__) && (__CET__ & 1)
+#define OSMP__MPI_ENDBR "endbr64\n\t" /* built for indirect branch tracking: a call through the PLT lands here */
+#else
+#define OSMP__MPI_ENDBR ""
+#endif
 #define OSMP_MPI_ENTRY(ret, name)                                                                            \
     OSMP__MPI_FWD(name)                                                                                      \
-    __asm__(".text\n\t.globl " #name "\n\t.type " #name ", @function\n\t.p2align 4\n" #name ":\n\t"          \
-            "cmpl $1, osmp__mpi_ready(%rip)\n\tjne osmp__mpi_fwd_" #name "\n\tjmp osmp__mpi_impl_" #name        \
-            "\n\t.size " #name ", .-" #name "\n\t.previous");                                                 \
+    __asm__(".pushsection .text\n\t.globl " #name "\n\t.type " #name ", @function\n\t.p2align 4\n" #name    \
+            ":\n\t" OSMP__MPI_ENDBR "cmpl $1, osmp__mpi_ready(%rip)\n\tjne osmp__mpi_fwd_" #name                \
+            "\n\tjmp osmp__mpi_impl_" #name "\n\t.size " #name ", .-" #name "\n\t.popsection");                  \
     ret osmp__mpi_impl_##name
 #else
 #define OSMP_MPI_ENTRY(ret, name)                                                                            \
