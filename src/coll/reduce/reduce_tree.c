@@ -13,10 +13,12 @@ int osmp__reduce_tree(osmp__coll_t t, const struct osmp__args *a);
  * Single copy (a->single_copy: a pair far apart, or OSMP_SINGLE_COPY_MIN; not
  * between threads, team.c), where a staged chunk would cross twice (the leaf
  * taking its slot's lines back from its parent's cache, the parent reading
- * them) and a copy once; for a message of one chunk only: beyond, the staged
+ * them) and a copy once; for messages up to ONCE_MAX: beyond, the staged
  * pipeline keeps leaf and parent busy at once, where the single copy leaves
  * all the work to the parent (2 processes far apart, against staging, per
- * call: 16-128 KiB 0.60-0.74 of the time, 256 KiB-1 MiB 0.88-1.18):
+ * call: 16-128 KiB 0.60-0.74 of the time, 256-512 KiB 0.76-0.92, 1-4 MiB
+ * 1.12-1.63; Open MPI's own reduce, which the far pair had beaten us by 1.3-1.4x
+ * at 256-512 KiB, then 0.93-1.09):
  *   1. a leaf exposes its input and publishes every chunk at once;
  *   2. up step c as above, but a parent copies a leaf child's chunk c once from
  *      its input into scratch and folds it from there (inner ranks still stage:
@@ -24,6 +26,8 @@ int osmp__reduce_tree(osmp__coll_t t, const struct osmp__args *a);
  *   3. a leaf returns once its parent has published the last chunk: it has
  *      read all of my input.
  */
+#define ONCE_MAX ((size_t)512 * 1024)
+
 int osmp__reduce_tree(osmp__coll_t t, const struct osmp__args *a)
 {
     struct osmp__pass p;
@@ -31,7 +35,7 @@ int osmp__reduce_tree(osmp__coll_t t, const struct osmp__args *a)
     if (rc) return rc;
     const struct osmp__tree *tr = p.tree;
     /* (subtree sizes say which children are leaves: the plan's trees have them, the MST none) */
-    p.once = a->single_copy && !p.lines && p.nchunks == 1 && tr->child_nsub;
+    p.once = a->single_copy && !p.lines && a->count * a->esize <= ONCE_MAX && tr->child_nsub;
     int leaf_children = 0;
     for (int i = 0; p.once && i < tr->nchildren; i++) leaf_children += tr->child_nsub[i] == 1;
     if (leaf_children && !(p.scratch = osmp__malloc(p.per_chunk * p.esize))) return OSMP_ERR_NO_MEMORY;
