@@ -61,7 +61,8 @@ OSMP_MPI_ENTRY(int, MPI_Bcast)(void *buf, int count, MPI_Datatype dt, int root, 
     return osmp__mpi_done(s, OSMP_COLL_BCAST, rc);
 }
 
-OSMP_MPI_ENTRY(int, MPI_Allreduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+OSMP_MPI_ENTRY(int, MPI_Allreduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+    MPI_Comm comm)
 {
     osmp_dtype_t odt;
     osmp_op_t oop;
@@ -170,8 +171,8 @@ static int everyone(osmp_coll_t c, const void *sendbuf, int scount, MPI_Datatype
     return osmp__mpi_done(s, c, rc);
 }
 
-OSMP_MPI_ENTRY(int, MPI_Gather)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount, MPI_Datatype rdt,
-                      int root, MPI_Comm comm)
+OSMP_MPI_ENTRY(int, MPI_Gather)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
+    MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     int rc = rooted(OSMP_COLL_GATHER, sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm);
     return rc == USE_MPI ? PMPI_Gather(sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm) : rc;
@@ -261,16 +262,16 @@ OSMP_MPI_ENTRY(int, MPI_Gatherv)(const void *sendbuf, int scount, MPI_Datatype s
     return rc == USE_MPI ? PMPI_Gatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, root, comm) : rc;
 }
 
-OSMP_MPI_ENTRY(int, MPI_Scatterv)(const void *sendbuf, const int *scounts, const int *displs, MPI_Datatype sdt, void *recvbuf,
-                        int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
+OSMP_MPI_ENTRY(int, MPI_Scatterv)(const void *sendbuf, const int *scounts, const int *displs, MPI_Datatype sdt,
+    void *recvbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     int rc = rooted_v(OSMP_COLL_SCATTERV, sendbuf, 0, scounts, displs, sdt, recvbuf, rcount, NULL, NULL, rdt, root,
                       comm);
     return rc == USE_MPI ? PMPI_Scatterv(sendbuf, scounts, displs, sdt, recvbuf, rcount, rdt, root, comm) : rc;
 }
 
-OSMP_MPI_ENTRY(int, MPI_Allgatherv)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, const int *rcounts,
-                          const int *displs, MPI_Datatype rdt, MPI_Comm comm)
+OSMP_MPI_ENTRY(int, MPI_Allgatherv)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf,
+    const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Comm comm)
 {
     struct osmp__mpi_comm *s = vector_state(comm, OSMP_COLL_ALLGATHERV);
     if (!s) return PMPI_Allgatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, comm);
@@ -306,8 +307,8 @@ OSMP_MPI_ENTRY(int, MPI_Alltoallv)(const void *sendbuf, const int *scounts, cons
     return osmp__mpi_done(s, OSMP_COLL_ALLTOALLV, rc);
 }
 
-OSMP_MPI_ENTRY(int, MPI_Reduce_scatter)(const void *sendbuf, void *recvbuf, const int *rcounts, MPI_Datatype dt, MPI_Op op,
-                              MPI_Comm comm)
+OSMP_MPI_ENTRY(int, MPI_Reduce_scatter)(const void *sendbuf, void *recvbuf, const int *rcounts, MPI_Datatype dt,
+    MPI_Op op, MPI_Comm comm)
 {
     osmp_dtype_t odt;
     osmp_op_t oop;
@@ -345,7 +346,8 @@ OSMP_MPI_ENTRY(int, MPI_Scan)(const void *sendbuf, void *recvbuf, int count, MPI
     return rc == USE_MPI ? PMPI_Scan(sendbuf, recvbuf, count, dt, op, comm) : rc;
 }
 
-OSMP_MPI_ENTRY(int, MPI_Exscan)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+OSMP_MPI_ENTRY(int, MPI_Exscan)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+    MPI_Comm comm)
 {
     int rc = scan(OSMP_COLL_EXSCAN, sendbuf, recvbuf, count, dt, op, comm);
     return rc == USE_MPI ? PMPI_Exscan(sendbuf, recvbuf, count, dt, op, comm) : rc;

@@ -307,9 +307,9 @@ static int reorder_wanted(MPI_Comm old, int reorder)
            PMPI_Comm_test_inter(old, &inter) == MPI_SUCCESS && !inter;
 }
 
-OSMP_MPI_ENTRY(int, MPI_Dist_graph_create_adjacent)(MPI_Comm old, int indegree, const int sources[], const int sourceweights[],
-                                          int outdegree, const int destinations[], const int destweights[],
-                                          MPI_Info info, int reorder, MPI_Comm *out)
+OSMP_MPI_ENTRY(int, MPI_Dist_graph_create_adjacent)(MPI_Comm old, int indegree, const int sources[],
+    const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info,
+    int reorder, MPI_Comm *out)
 {
     if (!reorder_wanted(old, reorder) || indegree < 0 || outdegree < 0)
         return PMPI_Dist_graph_create_adjacent(old, indegree, sources, sourceweights, outdegree, destinations,
