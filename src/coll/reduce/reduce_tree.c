@@ -16,9 +16,9 @@ int osmp__reduce_tree(osmp__coll_t t, const struct osmp__args *a);
  * them) and a copy once; for messages up to ONCE_MAX: beyond, the staged
  * pipeline keeps leaf and parent busy at once, where the single copy leaves
  * all the work to the parent (2 processes far apart, against staging, per
- * call: 16-128 KiB 0.60-0.74 of the time, 256-512 KiB 0.76-0.92, 1-4 MiB
- * 1.12-1.63; Open MPI's own reduce, which the far pair had beaten us by 1.3-1.4x
- * at 256-512 KiB, then 0.93-1.09):
+ * call: 16-128 KiB 0.60-0.74 of the time, 256-512 KiB 0.75-0.84, 1-4 MiB
+ * 1.12-1.63; at 256-512 KiB our time went from 1.30-1.39x Open MPI's to
+ * 1.05-1.09x):
  *   1. a leaf exposes its input and publishes every chunk at once;
  *   2. up step c as above, but a parent copies a leaf child's chunk c once from
  *      its input into scratch and folds it from there (inner ranks still stage:
