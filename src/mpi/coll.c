@@ -40,6 +40,7 @@ static struct osmp__mpi_comm *reduction_state(MPI_Comm comm, MPI_Datatype dt, MP
 
 OSMP_MPI_ENTRY(int, MPI_Barrier)(MPI_Comm comm)
 {
+    OSMP_MPI_ENTERED(MPI_Barrier);
     struct osmp__mpi_comm *s = osmp__mpi_state(comm, OSMP_COLL_BARRIER);
     if (s && osmp__mpi_tuned_to_mpi(OSMP_COLL_BARRIER, 0, s->size)) s = (osmp__mpi_pass(OSMP_COLL_BARRIER, R_TUNED), NULL);
     if (!s) return PMPI_Barrier(comm);
@@ -48,6 +49,7 @@ OSMP_MPI_ENTRY(int, MPI_Barrier)(MPI_Comm comm)
 
 OSMP_MPI_ENTRY(int, MPI_Bcast)(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
+    OSMP_MPI_ENTERED(MPI_Bcast);
     long bytes = osmp__mpi_bytes(dt, count);
     struct osmp__mpi_comm *s = movement_ok(osmp__mpi_state(comm, OSMP_COLL_BCAST), OSMP_COLL_BCAST, bytes, 1);
     if (!s || root < 0 || root >= s->size) return PMPI_Bcast(buf, count, dt, root, comm);
@@ -64,6 +66,7 @@ OSMP_MPI_ENTRY(int, MPI_Bcast)(void *buf, int count, MPI_Datatype dt, int root, 
 OSMP_MPI_ENTRY(int, MPI_Allreduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
     MPI_Comm comm)
 {
+    OSMP_MPI_ENTERED(MPI_Allreduce);
     osmp_dtype_t odt;
     osmp_op_t oop;
     struct osmp__mpi_comm *s = reduction_state(comm, dt, op, count, OSMP_COLL_ALLREDUCE, &odt, &oop);
@@ -76,6 +79,7 @@ OSMP_MPI_ENTRY(int, MPI_Allreduce)(const void *sendbuf, void *recvbuf, int count
 OSMP_MPI_ENTRY(int, MPI_Reduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                       MPI_Comm comm)
 {
+    OSMP_MPI_ENTERED(MPI_Reduce);
     osmp_dtype_t odt;
     osmp_op_t oop;
     struct osmp__mpi_comm *s = reduction_state(comm, dt, op, count, OSMP_COLL_REDUCE, &odt, &oop);
@@ -174,6 +178,7 @@ static int everyone(osmp_coll_t c, const void *sendbuf, int scount, MPI_Datatype
 OSMP_MPI_ENTRY(int, MPI_Gather)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
     MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    OSMP_MPI_ENTERED(MPI_Gather);
     int rc = rooted(OSMP_COLL_GATHER, sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm);
     return rc == USE_MPI ? PMPI_Gather(sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm) : rc;
 }
@@ -181,6 +186,7 @@ OSMP_MPI_ENTRY(int, MPI_Gather)(const void *sendbuf, int scount, MPI_Datatype sd
 OSMP_MPI_ENTRY(int, MPI_Scatter)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
                        MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    OSMP_MPI_ENTERED(MPI_Scatter);
     int rc = rooted(OSMP_COLL_SCATTER, sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm);
     return rc == USE_MPI ? PMPI_Scatter(sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm) : rc;
 }
@@ -188,6 +194,7 @@ OSMP_MPI_ENTRY(int, MPI_Scatter)(const void *sendbuf, int scount, MPI_Datatype s
 OSMP_MPI_ENTRY(int, MPI_Allgather)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
                          MPI_Datatype rdt, MPI_Comm comm)
 {
+    OSMP_MPI_ENTERED(MPI_Allgather);
     int rc = everyone(OSMP_COLL_ALLGATHER, sendbuf, scount, sdt, recvbuf, rcount, rdt, comm);
     return rc == USE_MPI ? PMPI_Allgather(sendbuf, scount, sdt, recvbuf, rcount, rdt, comm) : rc;
 }
@@ -195,6 +202,7 @@ OSMP_MPI_ENTRY(int, MPI_Allgather)(const void *sendbuf, int scount, MPI_Datatype
 OSMP_MPI_ENTRY(int, MPI_Alltoall)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
                         MPI_Datatype rdt, MPI_Comm comm)
 {
+    OSMP_MPI_ENTERED(MPI_Alltoall);
     int rc = everyone(OSMP_COLL_ALLTOALL, sendbuf, scount, sdt, recvbuf, rcount, rdt, comm);
     return rc == USE_MPI ? PMPI_Alltoall(sendbuf, scount, sdt, recvbuf, rcount, rdt, comm) : rc;
 }
@@ -202,6 +210,7 @@ OSMP_MPI_ENTRY(int, MPI_Alltoall)(const void *sendbuf, int scount, MPI_Datatype 
 OSMP_MPI_ENTRY(int, MPI_Reduce_scatter_block)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                                     MPI_Comm comm)
 {
+    OSMP_MPI_ENTERED(MPI_Reduce_scatter_block);
     osmp_dtype_t odt;
     osmp_op_t oop;
     struct osmp__mpi_comm *s = reduction_state(comm, dt, op, count, OSMP_COLL_REDUCE_SCATTER_BLOCK, &odt, &oop);
@@ -257,6 +266,7 @@ static int rooted_v(osmp_coll_t c, const void *sendbuf, int scount, const int *s
 OSMP_MPI_ENTRY(int, MPI_Gatherv)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, const int *rcounts,
                        const int *displs, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    OSMP_MPI_ENTERED(MPI_Gatherv);
     int rc = rooted_v(OSMP_COLL_GATHERV, sendbuf, scount, NULL, NULL, sdt, recvbuf, 0, rcounts, displs, rdt, root,
                       comm);
     return rc == USE_MPI ? PMPI_Gatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, root, comm) : rc;
@@ -265,6 +275,7 @@ OSMP_MPI_ENTRY(int, MPI_Gatherv)(const void *sendbuf, int scount, MPI_Datatype s
 OSMP_MPI_ENTRY(int, MPI_Scatterv)(const void *sendbuf, const int *scounts, const int *displs, MPI_Datatype sdt,
     void *recvbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    OSMP_MPI_ENTERED(MPI_Scatterv);
     int rc = rooted_v(OSMP_COLL_SCATTERV, sendbuf, 0, scounts, displs, sdt, recvbuf, rcount, NULL, NULL, rdt, root,
                       comm);
     return rc == USE_MPI ? PMPI_Scatterv(sendbuf, scounts, displs, sdt, recvbuf, rcount, rdt, root, comm) : rc;
@@ -273,6 +284,7 @@ OSMP_MPI_ENTRY(int, MPI_Scatterv)(const void *sendbuf, const int *scounts, const
 OSMP_MPI_ENTRY(int, MPI_Allgatherv)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf,
     const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Comm comm)
 {
+    OSMP_MPI_ENTERED(MPI_Allgatherv);
     struct osmp__mpi_comm *s = vector_state(comm, OSMP_COLL_ALLGATHERV);
     if (!s) return PMPI_Allgatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, comm);
     int in_pl = sendbuf == MPI_IN_PLACE;
@@ -293,6 +305,7 @@ OSMP_MPI_ENTRY(int, MPI_Allgatherv)(const void *sendbuf, int scount, MPI_Datatyp
 OSMP_MPI_ENTRY(int, MPI_Alltoallv)(const void *sendbuf, const int *scounts, const int *sdispls, MPI_Datatype sdt,
                          void *recvbuf, const int *rcounts, const int *rdispls, MPI_Datatype rdt, MPI_Comm comm)
 {
+    OSMP_MPI_ENTERED(MPI_Alltoallv);
     struct osmp__mpi_comm *s = vector_state(comm, OSMP_COLL_ALLTOALLV);
     if (!s) return PMPI_Alltoallv(sendbuf, scounts, sdispls, sdt, recvbuf, rcounts, rdispls, rdt, comm);
     int in_pl = sendbuf == MPI_IN_PLACE;
@@ -310,6 +323,7 @@ OSMP_MPI_ENTRY(int, MPI_Alltoallv)(const void *sendbuf, const int *scounts, cons
 OSMP_MPI_ENTRY(int, MPI_Reduce_scatter)(const void *sendbuf, void *recvbuf, const int *rcounts, MPI_Datatype dt,
     MPI_Op op, MPI_Comm comm)
 {
+    OSMP_MPI_ENTERED(MPI_Reduce_scatter);
     osmp_dtype_t odt;
     osmp_op_t oop;
     struct osmp__mpi_comm *s = reduction_state(comm, dt, op, 0, OSMP_COLL_REDUCE_SCATTER, &odt, &oop);
@@ -342,6 +356,7 @@ static int scan(osmp_coll_t c, const void *sendbuf, void *recvbuf, int count, MP
 
 OSMP_MPI_ENTRY(int, MPI_Scan)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
+    OSMP_MPI_ENTERED(MPI_Scan);
     int rc = scan(OSMP_COLL_SCAN, sendbuf, recvbuf, count, dt, op, comm);
     return rc == USE_MPI ? PMPI_Scan(sendbuf, recvbuf, count, dt, op, comm) : rc;
 }
@@ -349,6 +364,7 @@ OSMP_MPI_ENTRY(int, MPI_Scan)(const void *sendbuf, void *recvbuf, int count, MPI
 OSMP_MPI_ENTRY(int, MPI_Exscan)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
     MPI_Comm comm)
 {
+    OSMP_MPI_ENTERED(MPI_Exscan);
     int rc = scan(OSMP_COLL_EXSCAN, sendbuf, recvbuf, count, dt, op, comm);
     return rc == USE_MPI ? PMPI_Exscan(sendbuf, recvbuf, count, dt, op, comm) : rc;
 }

@@ -515,6 +515,7 @@ int osmp__mpi_failed(struct osmp__mpi_comm *s, osmp_coll_t c, int rc)
  * OSMP_MPI_DISABLE=1 (every call to MPI) the memory is MPI's too. */
 OSMP_MPI_ENTRY(int, MPI_Alloc_mem)(MPI_Aint size, MPI_Info info, void *baseptr)
 {
+    OSMP_MPI_ENTERED(MPI_Alloc_mem);
     pthread_once(&knobs_once, read_knobs);
     void *p;
     if (alloc_mem && disabled_mask != ~0u && size >= 0 && baseptr && osmp_alloc((size_t)size, &p) == OSMP_OK) {
@@ -526,6 +527,7 @@ OSMP_MPI_ENTRY(int, MPI_Alloc_mem)(MPI_Aint size, MPI_Info info, void *baseptr)
 
 OSMP_MPI_ENTRY(int, MPI_Free_mem)(void *base)
 {
+    OSMP_MPI_ENTERED(MPI_Free_mem);
     return osmp_free(base) == OSMP_OK && base ? MPI_SUCCESS : PMPI_Free_mem(base);
 }
 
@@ -533,6 +535,7 @@ OSMP_MPI_ENTRY(int, MPI_Free_mem)(void *base)
 
 OSMP_MPI_ENTRY(int, MPI_Finalize)(void)
 {
+    OSMP_MPI_ENTERED(MPI_Finalize);
     osmp__mpi_profile_finalize(); /* OSMP_PROFILE (profile.c): collective over the world */
     /* The world's state goes first, while every rank still makes this call. */
     MPI_Comm mine[2] = {MPI_COMM_WORLD, MPI_COMM_SELF};

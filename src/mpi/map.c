@@ -159,6 +159,7 @@ static int my_core(osmp_topo_t t)
 OSMP_MPI_ENTRY(int, MPI_Cart_create)(MPI_Comm old, int ndims, const int dims[], const int periods[], int reorder,
                            MPI_Comm *out)
 {
+    OSMP_MPI_ENTERED(MPI_Cart_create);
     int inter = 1, size, rank;
     long nn = 1;
     for (int d = 0; d < ndims; d++) nn *= dims[d] > 0 ? dims[d] : 0;
@@ -311,6 +312,7 @@ OSMP_MPI_ENTRY(int, MPI_Dist_graph_create_adjacent)(MPI_Comm old, int indegree, 
     const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info,
     int reorder, MPI_Comm *out)
 {
+    OSMP_MPI_ENTERED(MPI_Dist_graph_create_adjacent);
     if (!reorder_wanted(old, reorder) || indegree < 0 || outdegree < 0)
         return PMPI_Dist_graph_create_adjacent(old, indegree, sources, sourceweights, outdegree, destinations,
                                                destweights, info, reorder, out);
@@ -331,6 +333,7 @@ OSMP_MPI_ENTRY(int, MPI_Dist_graph_create)(MPI_Comm old, int n, const int source
                                  const int destinations[], const int weights[], MPI_Info info, int reorder,
                                  MPI_Comm *out)
 {
+    OSMP_MPI_ENTERED(MPI_Dist_graph_create);
     if (!reorder_wanted(old, reorder) || n < 0)
         return PMPI_Dist_graph_create(old, n, sources, degrees, destinations, weights, info, reorder, out);
     int weighted = weights != MPI_UNWEIGHTED, ne = 0;

@@ -130,28 +130,20 @@ typedef void (*osmp__mpi_fn)(void);
 
 /*
  * The intercepted collectives' definitions: OSMP_MPI_ENTRY(int, MPI_X)(params)
- * { body }, body without OSMP_MPI_FORWARD_IF_FOREIGN. __builtin_apply_args
- * makes its function store every argument register (six general, eight
- * vector) on entry, on every call: 20-odd stores, which behind a call's stores
- * into lines its peer has read (a slot, a counter) fill the store queue, and
- * cost time in themselves (back to back, gather of 8 B: 0.245 -> 0.231 us
- * without them). So the exported symbol is a gate and the body is
- * osmp__mpi_impl_MPI_X (declared with the type mpi.h gives MPI_X): once the
- * library is set up as the running one (osmp__mpi_ready 1), the gate jumps to
- * the body; else to osmp__mpi_fwd_MPI_X, which sets up and, argument registers
- * and stack untouched, calls the other library's MPI_X or the body. On x86-64
- * the gate is two instructions of assembly; elsewhere it is the forwarder
- * itself, under the exported name (an alias), and every call pays the stores.
+ * { OSMP_MPI_ENTERED(MPI_X); body }. OSMP_MPI_FORWARD_IF_FOREIGN's
+ * __builtin_apply_args makes its function store every argument register (six
+ * general, eight vector) on entry, on every call: 20-odd stores, which behind a
+ * call's stores into lines its peer has read (a slot, a counter) fill the store
+ * queue, and cost time in themselves (back to back, gather of 8 B: 0.245 ->
+ * 0.231 us without them). On x86-64 the exported symbol is therefore a gate of
+ * two instructions and the body is osmp__mpi_impl_MPI_X (declared with the type
+ * mpi.h gives MPI_X; OSMP_MPI_ENTERED is nothing): once the library is set up as
+ * the running one (osmp__mpi_ready 1) the gate jumps to the body, else to
+ * osmp__mpi_fwd_MPI_X, which sets up and, argument registers and stack
+ * untouched, calls the other library's MPI_X or the body. Elsewhere (or with
+ * OSMP_MPI_PORTABLE_GATE defined) the body is MPI_X itself and OSMP_MPI_ENTERED
+ * is OSMP_MPI_FORWARD_IF_FOREIGN, as before the gate.
  */
-#define OSMP__MPI_FWD(name)                                                                                  \
-    __typeof__(name) osmp__mpi_impl_##name __attribute__((used, visibility("hidden")));                       \
-    __attribute__((used, noinline, visibility("hidden"))) void osmp__mpi_fwd_##name(void)                     \
-    {                                                                                                        \
-        void *args_ = __builtin_apply_args();                                                                \
-        osmp__mpi_fn fn_ = osmp__mpi_foreign() ? (osmp__mpi_fn)osmp__mpi_next(#name)                          \
-                                               : (osmp__mpi_fn)osmp__mpi_impl_##name;                        \
-        __builtin_return(__builtin_apply(fn_, args_, 64));                                                   \
-    }
 #if defined(__x86_64__) && defined(__ELF__) && !defined(OSMP_MPI_PORTABLE_GATE)
 #if defined(__CET__) && (__CET__ & 1)
 #define OSMP__MPI_ENDBR "endbr64\n\t" /* built for indirect branch tracking: a call through the PLT lands here */
@@ -159,18 +151,22 @@ typedef void (*osmp__mpi_fn)(void);
 #define OSMP__MPI_ENDBR ""
 #endif
 #define OSMP_MPI_ENTRY(ret, name)                                                                            \
-    OSMP__MPI_FWD(name)                                                                                      \
+    __typeof__(name) osmp__mpi_impl_##name __attribute__((used, visibility("hidden")));                       \
+    __attribute__((used, noinline, visibility("hidden"))) void osmp__mpi_fwd_##name(void)                     \
+    {                                                                                                        \
+        void *args_ = __builtin_apply_args();                                                                \
+        osmp__mpi_fn fn_ = osmp__mpi_foreign() ? (osmp__mpi_fn)osmp__mpi_next(#name)                          \
+                                               : (osmp__mpi_fn)osmp__mpi_impl_##name;                        \
+        __builtin_return(__builtin_apply(fn_, args_, 64));                                                   \
+    }                                                                                                        \
     __asm__(".pushsection .text\n\t.globl " #name "\n\t.type " #name ", @function\n\t.p2align 4\n" #name    \
             ":\n\t" OSMP__MPI_ENDBR "cmpl $1, osmp__mpi_ready(%rip)\n\tjne osmp__mpi_fwd_" #name                \
             "\n\tjmp osmp__mpi_impl_" #name "\n\t.size " #name ", .-" #name "\n\t.popsection");                  \
     ret osmp__mpi_impl_##name
+#define OSMP_MPI_ENTERED(name) ((void)0)
 #else
-#define OSMP_MPI_ENTRY(ret, name)                                                                            \
-    OSMP__MPI_FWD(name)                                                                                      \
-    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wattribute-alias\"")                 \
-    EXPORT __typeof__(name) name __attribute__((alias("osmp__mpi_fwd_" #name)));                              \
-    _Pragma("GCC diagnostic pop")                                                                             \
-    ret osmp__mpi_impl_##name
+#define OSMP_MPI_ENTRY(ret, name) EXPORT ret name
+#define OSMP_MPI_ENTERED(name) OSMP_MPI_FORWARD_IF_FOREIGN(name)
 #endif
 
 static inline const void *osmp__mpi_in_place(const void *buf)
