@@ -134,8 +134,8 @@ typedef void (*osmp__mpi_fn)(void);
  * __builtin_apply_args makes its function store every argument register (six
  * general, eight vector) on entry, on every call: 20-odd stores, which behind a
  * call's stores into lines its peer has read (a slot, a counter) fill the store
- * queue, and cost time in themselves (back to back, gather of 8 B: 0.245 ->
- * 0.231 us without them). On x86-64 the exported symbol is therefore a gate of
+ * queue, and cost time in themselves (per call, 8 B, near pair, bench/ab
+ * against the build before: 0.92-0.95 of the time without them). On x86-64 the exported symbol is therefore a gate of
  * two instructions and the body is osmp__mpi_impl_MPI_X (declared with the type
  * mpi.h gives MPI_X; OSMP_MPI_ENTERED is nothing): once the library is set up as
  * the running one (osmp__mpi_ready 1) the gate jumps to the body, else to
