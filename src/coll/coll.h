@@ -203,6 +203,15 @@ static inline void osmp__trace_handover(osmp__coll_t t, const char *alg)
     if (__builtin_expect(t->trace != NULL, 0)) osmp__trace_handover_(t->trace, alg);
 }
 
+/* Write n bytes of a message into my ring slot dst (osmp__mb_fill: streaming
+ * stores from OSMP_STREAM_MIN) and tell the trace how. The caller reports the
+ * copy itself (osmp__trace_copy), as for any other. */
+static inline void osmp__stage(osmp__coll_t t, void *dst, const void *src, size_t n)
+{
+    osmp__mb_fill(&t->mb, dst, src, n);
+    if (__builtin_expect(t->trace != NULL, 0) && n >= t->mb.stream_min) osmp__trace_stream_(t->trace, n);
+}
+
 /* One call's arguments, resolved (no OSMP_IN_PLACE; bcast's buffer is `out`). */
 struct osmp__args {
     const void *in;

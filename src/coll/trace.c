@@ -27,6 +27,7 @@ struct osmp__trace {
     struct osmp__trace_pair *pairs;
     size_t npairs, cap;
     uint64_t reduced;
+    uint64_t streamed;
     int rank;
     uint64_t *acc; /* OSMP_TEAM_PARAM_TRAFFIC: the caller's counters, or NULL */
     int size;
@@ -101,6 +102,7 @@ void osmp__trace_begin_(struct osmp__trace *tr, osmp_coll_t c)
     tr->bytes = 0;
     tr->npairs = 0;
     tr->reduced = 0;
+    tr->streamed = 0;
 }
 
 void osmp__trace_end_(struct osmp__trace *tr)
@@ -129,6 +131,9 @@ void osmp__trace_end_(struct osmp__trace *tr)
     if (tr->reduced)
         fprintf(tr->f, "{\"call\": %llu, \"op\": \"%s\", \"kind\": \"reduce\", \"rank\": %d, \"n\": %llu}\n",
                 (unsigned long long)tr->call, op, tr->rank, (unsigned long long)tr->reduced);
+    if (tr->streamed)
+        fprintf(tr->f, "{\"call\": %llu, \"op\": \"%s\", \"kind\": \"stream\", \"rank\": %d, \"n\": %llu}\n",
+                (unsigned long long)tr->call, op, tr->rank, (unsigned long long)tr->streamed);
     tr->call++;
 }
 
@@ -174,4 +179,9 @@ void osmp__trace_handover_(struct osmp__trace *tr, const char *alg)
 void osmp__trace_reduce_(struct osmp__trace *tr, size_t bytes)
 {
     if (tr->depth) tr->reduced += bytes;
+}
+
+void osmp__trace_stream_(struct osmp__trace *tr, size_t bytes)
+{
+    if (tr->depth) tr->streamed += bytes;
 }

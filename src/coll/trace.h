@@ -42,6 +42,9 @@ void osmp__trace_begin_(struct osmp__trace *tr, osmp_coll_t c);
 void osmp__trace_end_(struct osmp__trace *tr);
 void osmp__trace_copy_(struct osmp__trace *tr, int src, int dst, size_t bytes);
 void osmp__trace_reduce_(struct osmp__trace *tr, size_t bytes);
+/* Bytes staged into a slot with streaming stores (osmp__stage), written at the
+ * end of the call: {"call": K, "op": OP, "kind": "stream", "rank": R, "n": B}. */
+void osmp__trace_stream_(struct osmp__trace *tr, size_t bytes);
 /* The algorithm that runs the call (the first one selected in it: a
  * composition's own name, not its parts'). */
 void osmp__trace_alg_(struct osmp__trace *tr, const char *alg, int radix, int root, size_t bytes);

@@ -302,7 +302,12 @@ int osmp__pass_up(const struct osmp__pass *p, size_t c, const char *in, char *ou
     /* Mine goes into dst with my first child's fold, or is copied there first. */
     int mine_pending = dst[0] != src && p->tree->nchildren && p->fn3;
     if (dst[0] != src && !mine_pending) {
-        for (int j = 0; j < L; j++) memcpy(dst[j], src + (size_t)j * OSMP__MINI_DATA, piece_of(p, bytes, j));
+        for (int j = 0; j < L; j++) {
+            if (parent >= 0)
+                osmp__stage(p->t, dst[j], src + (size_t)j * OSMP__MINI_DATA, piece_of(p, bytes, j));
+            else
+                memcpy(dst[j], src + (size_t)j * OSMP__MINI_DATA, piece_of(p, bytes, j));
+        }
         osmp__trace_copy(t, t->rank, t->rank, bytes);
     }
     for (int i = 0; i < p->tree->nchildren; i++) {
@@ -369,7 +374,7 @@ int osmp__pass_down(const struct osmp__pass *p, size_t c, char *buf)
             char *dst = osmp__mb_claim(m, OSMP__DOWN, slot_of(p, c, j), p->tree->children, p->tree->nchildren,
                                        OSMP__DOWN, s);
             if (!dst) return m->failed;
-            memcpy(dst, mine + (size_t)j * OSMP__MINI_DATA, piece_of(p, bytes, j));
+            osmp__stage(p->t, dst, mine + (size_t)j * OSMP__MINI_DATA, piece_of(p, bytes, j));
         }
         osmp__trace_copy(p->t, p->t->rank, p->t->rank, bytes);
         if (p->lines) osmp__mb_publish_minis(m, OSMP__DOWN, p->first_slot + c * (uint64_t)L, L, s);

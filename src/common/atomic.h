@@ -91,6 +91,18 @@ static inline void osmp__fence_seq_cst(void)
     atomic_thread_fence(memory_order_seq_cst);
 }
 
+/* Orders the non-temporal stores before it (osmp__stream_copy) before every
+ * later store: x86 does not keep them in program order with ordinary stores,
+ * so a counter published after them could be seen before their data. */
+static inline void osmp__stream_fence(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_sfence();
+#else
+    atomic_thread_fence(memory_order_seq_cst);
+#endif
+}
+
 /* Orders the compiler only: the CPU's part comes from another core's membarrier. */
 static inline void osmp__compiler_fence(void)
 {

@@ -28,12 +28,17 @@
                                "allgather(v) and alltoall(v), where every rank receives as much as it sends " \
                                "and staging adds a copy on every core, blocks of 4194304 / n^2 bytes on n "   \
                                "processes (1048576 on 2), 131072 at least; 33554432 for the others; 16384 "  \
-                               "for every collective on a pair of processes that OSMP_PAIR_LATENCY finds "   \
-                               "far apart")                                                                  \
+                               "for allgather(v) and alltoall(v) on a pair of processes that "               \
+                               "OSMP_PAIR_LATENCY finds far apart (for every collective there with "         \
+                               "OSMP_STREAM_MIN=never)")                                                     \
     X(PAIR_LATENCY, "auto", "one-way cache-line latency between the two processes of a pair team, ns: auto "   \
                             "(measured at team creation, 64 round trips) or a number; above 150 the pair is "  \
                             "far apart (other packages; a virtual machine whose host placed the two vCPUs "   \
                             "on different sockets) and OSMP_SINGLE_COPY_MIN=auto copies once from 16 KiB")   \
+    X(STREAM_MIN, "auto", "smallest chunk (bytes) a participant writes into its ring slots with non-temporal "   \
+                          "stores, which send the lines to memory instead of first fetching them back from "  \
+                          "the reader's cache: auto (2048 on a pair that OSMP_PAIR_LATENCY finds far apart, "  \
+                          "else never), an integer in 0..2^40, or never")                                    \
     X(SINGLE_COPY_MIN_THREADS, "49", "the same for teams whose participants are threads of one process "       \
                                      "(plain loads; the default: every message larger than a mailbox line's " \
                                      "inline data; reduce stages between threads at every size)")             \
@@ -99,8 +104,12 @@
  * (5.8-6.1), alltoall 10.7-10.8 -> 5.4-6.2 (7.3-7.7); back to back 256 KiB
  * bcast 52-54 -> 44-50 (42-47), alltoall 85-90 -> 52-61 (53-57). Allgather
  * stayed at 10.5-11.2 (7.2-7.7): its direct algorithm had no single copy, and
- * now hands such blocks to the ring. */
+ * now hands such blocks to the ring. Since then such a pair stages with
+ * streaming stores (OSMP__STREAM_MIN_FAR), which crosses once too and pins no
+ * pages: README "Single copy"; the exchanges keep the single copy. */
 #define OSMP__SINGLE_COPY_MIN_FAR 16384L
+/* OSMP_STREAM_MIN=auto on such a pair (mailbox.h osmp__mb_fill). */
+#define OSMP__STREAM_MIN_FAR 2048L
 #define OSMP__PAIR_FAR_NS 150
 #define OSMP__SINGLE_COPY_EXCHANGE_TEAM 4194304L /* n^2 x block */
 #define OSMP__SINGLE_COPY_EXCHANGE_FLOOR 131072L

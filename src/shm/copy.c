@@ -35,6 +35,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
 #include "common/atomic.h"
 #include "common/fault.h"
 #include "osmp.h"
@@ -304,4 +308,28 @@ int osmp__copy_from(pid_t pid, int same_process, void *dst, const void *src, siz
 int osmp__copy_probe(pid_t pid, int same_process, void *dst, const void *src, size_t len)
 {
     return copy(pid, same_process, dst, src, len, 0);
+}
+
+void osmp__stream_copy(void *dst, const void *src, size_t len)
+{
+#if defined(__x86_64__)
+    char *d = dst;
+    const char *s = src;
+    size_t head = (size_t)(-(uintptr_t)d & 15); /* streaming stores take 16-byte aligned addresses */
+    if (head > len) head = len;
+    memcpy(d, s, head);
+    d += head, s += head, len -= head;
+    for (; len >= 64; len -= 64, d += 64, s += 64) {
+        __m128i x0 = _mm_loadu_si128((const __m128i *)s), x1 = _mm_loadu_si128((const __m128i *)(s + 16));
+        __m128i x2 = _mm_loadu_si128((const __m128i *)(s + 32)), x3 = _mm_loadu_si128((const __m128i *)(s + 48));
+        _mm_stream_si128((__m128i *)d, x0);
+        _mm_stream_si128((__m128i *)(d + 16), x1);
+        _mm_stream_si128((__m128i *)(d + 32), x2);
+        _mm_stream_si128((__m128i *)(d + 48), x3);
+    }
+    memcpy(d, s, len);
+    osmp__stream_fence();
+#else
+    memcpy(dst, src, len);
+#endif
 }

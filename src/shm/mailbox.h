@@ -28,9 +28,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "common/atomic.h"
+#include "shm/shm.h"
 #include "shm/wait.h"
 
 /* Inline data: what is left of the line after the counter and the address. */
@@ -139,6 +141,7 @@ struct osmp__mbox {
     void *seg;
     size_t region_size;
     size_t chunk; /* bytes per ring slot */
+    size_t stream_min; /* osmp__mb_fill writes this many bytes and more with non-temporal stores */
     int depth;    /* slots per direction */
     struct osmp__wait_policy wait;
     const pid_t *pids;          /* for liveness checks while waiting */
@@ -231,6 +234,21 @@ static inline uint64_t *osmp__mb_seen_at(const struct osmp__mbox *m, int rank, i
 static inline uint64_t osmp__mb_seen(const struct osmp__mbox *m, int rank, int dir)
 {
     return *osmp__mb_seen_at(m, rank, dir);
+}
+
+/* Write n bytes of a message into my ring slot dst (as osmp__mb_claim gave it).
+ * From m->stream_min bytes (OSMP_STREAM_MIN; a pair far apart) with
+ * non-temporal stores: an ordinary store must first take the line back from
+ * the reader's cache, which read the slot's previous content, and across
+ * packages that costs a crossing per line on top of the reader's own; the
+ * streaming store sends the line to memory, where the reader fetches it, one
+ * crossing in all (README "Single copy"). */
+static inline void osmp__mb_fill(const struct osmp__mbox *m, void *dst, const void *src, size_t n)
+{
+    if (n >= m->stream_min)
+        osmp__stream_copy(dst, src, n);
+    else
+        memcpy(dst, src, n);
 }
 
 /* Claim my slot (as osmp__mb_slot names it) of direction dir, waiting

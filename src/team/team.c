@@ -98,6 +98,7 @@ struct boot1 {
     uint64_t op_specs; /* a hash of the participant's OSMP_HIERARCHY_<OP> (they must agree) */
     uint64_t probe_addr, chunk, depth, single_copy_min, single_copy_min_threads, step_start;
     int64_t pair_latency;     /* OSMP_PAIR_LATENCY in ns; -1: auto (measure) */
+    int64_t stream_min;       /* OSMP_STREAM_MIN; -1: auto (a far pair), -2: never */
     int32_t single_copy_auto; /* OSMP_SINGLE_COPY_MIN=auto: the exchange and far-pair rules apply (init_coll) */
     /* OSMP_<OP>_ALG as an index into the collective's table (-1: auto) and a radix */
     int16_t alg[OSMP_COLL_COUNT], radix[OSMP_COLL_COUNT];
@@ -150,7 +151,14 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy, int size)
     long lat = scmin_threads < 0 ? -1 : pl_auto ? 0 : osmp__knob_long(OSMP_KNOB_PAIR_LATENCY, 0, 1L << 30, err, sizeof(err));
     if (scmin_threads >= 0 && lat < 0)
         snprintf(err, sizeof(err), "OSMP_PAIR_LATENCY=\"%s\" must be auto or an integer in 0..%ld", pl, 1L << 30);
-    long check = lat < 0 ? -1 : osmp__knob_long(OSMP_KNOB_CHECK_ARGS, 0, 1, err, sizeof(err));
+    const char *st = osmp__knob_str(OSMP_KNOB_STREAM_MIN);
+    int st_auto = strcmp(st, "auto") == 0, st_never = strcmp(st, "never") == 0;
+    long stream = lat < 0                ? -1
+                  : st_auto || st_never ? 0
+                                        : osmp__knob_long(OSMP_KNOB_STREAM_MIN, 0, 1L << 40, err, sizeof(err));
+    if (lat >= 0 && stream < 0)
+        snprintf(err, sizeof(err), "OSMP_STREAM_MIN=\"%s\" must be auto, never or an integer in 0..%ld", st, 1L << 40);
+    long check = stream < 0 ? -1 : osmp__knob_long(OSMP_KNOB_CHECK_ARGS, 0, 1, err, sizeof(err));
     if (check < 0) {
         report_knob(err);
         return OSMP_ERR_KNOB;
@@ -161,6 +169,7 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy, int size)
     b->single_copy_min_threads = (uint64_t)scmin_threads;
     b->single_copy_auto = sm_auto;
     b->pair_latency = pl_auto ? -1 : lat;
+    b->stream_min = st_auto ? -1 : st_never ? -2 : stream;
     b->check_args = (int32_t)check;
     const char *start = osmp__knob_str(OSMP_KNOB_STEP_START);
     char *end;
@@ -438,6 +447,9 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, osmp_topo_
     }
     c->peers = t->peers;
     c->step = r0->step_start;
+    c->mb.stream_min = r0->stream_min >= 0 ? (size_t)r0->stream_min
+                       : r0->stream_min == -1 && far ? (size_t)OSMP__STREAM_MIN_FAR
+                                                      : SIZE_MAX;
     /* Threads of one process copy with plain loads, which pay from the first
      * byte that does not ride in the mailbox line (bcast of 1 MiB between two
      * threads: 141 -> 78 us, allgather 322 -> 163 us); between processes a
@@ -446,8 +458,10 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, osmp_topo_
     int one_process = 1;
     for (int r = 0; r < t->coll.size; r++) one_process &= t->local[r];
     /* OSMP_SINGLE_COPY_MIN=auto (knobs.h): the exchanges (blocks from every
-     * rank to every rank: allgather(v), alltoall(v)) by the team's volume, and
-     * a pair far apart from OSMP__SINGLE_COPY_MIN_FAR. */
+     * rank to every rank: allgather(v), alltoall(v)) by the team's volume; on
+     * a pair far apart, the exchanges from OSMP__SINGLE_COPY_MIN_FAR, and the
+     * others too where its slots are not written with streaming stores (their
+     * staged lines would cross twice). */
     uint64_t n2 = (uint64_t)c->size * (uint64_t)c->size, exch = OSMP__SINGLE_COPY_EXCHANGE_TEAM / n2;
     if (exch < OSMP__SINGLE_COPY_EXCHANGE_FLOOR) exch = OSMP__SINGLE_COPY_EXCHANGE_FLOOR;
     for (int k = 0; k < OSMP_COLL_COUNT; k++) {
@@ -456,7 +470,8 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, osmp_topo_
         uint64_t min = one_process ? r0->single_copy_min_threads : r0->single_copy_min;
         if (!one_process && r0->single_copy_auto) {
             if (exchange) min = exch;
-            if (far && min > OSMP__SINGLE_COPY_MIN_FAR) min = OSMP__SINGLE_COPY_MIN_FAR;
+            if (far && (exchange || c->mb.stream_min == SIZE_MAX) && min > OSMP__SINGLE_COPY_MIN_FAR)
+                min = OSMP__SINGLE_COPY_MIN_FAR;
         }
         /* Reduce's single copy moves a leaf's copy onto its parent (reduce_tree.c):
          * between processes it saves a crossing, between threads nothing. */
@@ -623,7 +638,8 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     /* A pair of processes, each on a CPU of its own: how far apart are they?
      * (Both decide alike from the first exchange whether to probe; rank 0's
      * answer travels in the last.) */
-    if (p->size == 2 && !t->local[1 - p->rank] && !t->coll.oversubscribed && r0->single_copy_auto) {
+    if (p->size == 2 && !t->local[1 - p->rank] && !t->coll.oversubscribed &&
+        (r0->single_copy_auto || r0->stream_min == -1)) {
         int64_t ns = r0->pair_latency >= 0 ? r0->pair_latency : mine2.status ? -1 : pair_latency(mb);
         mine2.far = ns > OSMP__PAIR_FAR_NS;
     }

@@ -21,11 +21,12 @@ done
 # The team's shared settings (read by rank 0 at team creation): a bad value
 # fails the team, with one line naming the variable, the value and what it
 # must be.
-for kv in OSMP_PAIR_LATENCY=near OSMP_PAIR_LATENCY=-1 OSMP_SINGLE_COPY_MIN=big OSMP_CHUNK_SIZE=1; do
+for kv in OSMP_PAIR_LATENCY=near OSMP_PAIR_LATENCY=-1 OSMP_SINGLE_COPY_MIN=big OSMP_CHUNK_SIZE=1 \
+    OSMP_STREAM_MIN=fast OSMP_STREAM_MIN=-5; do
   name=${kv%%=*} value=${kv#*=}
   out=$(env "$kv" "$run" -n 2 -- "$trace" bcast 4096 2>&1)
   rc=$?
-  lines=$(printf '%s\n' "$out" | grep -c "^osmp: $name=\"$value\" must be auto or an integer")
+  lines=$(printf '%s\n' "$out" | grep -Ec "^osmp: $name=\"$value\" must be auto(, never)? or an integer")
   if [ $rc = 0 ] || [ "$lines" != 1 ]; then
     echo "FAIL $kv: expected a failed run and one line naming $name, \"$value\" and auto (exit $rc):"; echo "$out"
     status=1

@@ -48,13 +48,16 @@ def run_case(tools, machine, cores, op, nbytes, root=0, env=None):
             sys.exit(f"expected one {op} call in the trace, found {len(calls)}")
         # Bytes each rank copied within its own memory (staging into its slots
         # among them), which the traffic view leaves out: from the raw trace.
-        calls[0]["own"] = [0] * n
+        # And the bytes of those each rank staged with streaming stores (OSMP_STREAM_MIN).
+        calls[0]["own"], calls[0]["stream"] = [0] * n, [0] * n
         for r in range(n):
             with open(f"{prefix}.{r}.jsonl") as f:
                 for line in f:
                     e = json.loads(line)
                     if e.get("kind") == "copy" and e["op"] == op and e["src"] == e["dst"] == r:
                         calls[0]["own"][r] += e["n"]
+                    if e.get("kind") == "stream" and e["op"] == op:
+                        calls[0]["stream"][r] += e["n"]
         return calls[0]
 
 
@@ -193,16 +196,20 @@ def case_single_copy_exchange(tools):
 
 def case_pair_far(tools):
     # A pair far apart (OSMP_PAIR_LATENCY above 150 ns, as team creation
-    # measures it between two vCPUs on different host sockets): every
-    # collective copies once from 16 KiB, where a near pair stages. The rule
-    # is auto's: a number for OSMP_SINGLE_COPY_MIN, or a third process, leaves
-    # the paths of a near pair.
+    # measures it between two vCPUs on different host sockets): the sender
+    # stages with streaming stores from 2 KiB (OSMP_STREAM_MIN=auto), and the
+    # exchanges (allgather, alltoall) copy once from 16 KiB; a near pair stages
+    # with ordinary stores. With OSMP_STREAM_MIN=never every collective copies
+    # once from 16 KiB there. The rule is auto's: a number for
+    # OSMP_SINGLE_COPY_MIN, or a third process, leaves the paths of a near pair.
     cma, b = {"OSMP_SINGLE_COPY": "cma"}, 64 * 1024
-    for lat, own, alg in (("500", 0, "pairwise"), ("20", b, "slots"), ("150", b, "slots")):
+    for lat, stream, alg in (("500", b, "pairwise"), ("20", 0, "slots"), ("150", 0, "slots")):
         env = dict(cma, OSMP_PAIR_LATENCY=lat)
         c = run_case(tools, OPTERON48, "0,1", "bcast", b, env=env)
-        check(f"OSMP_PAIR_LATENCY={lat}: bcast of 64 KiB, the root copies {own} B within its memory",
-              c["own"] == [own, 0], c["own"])
+        check(f"OSMP_PAIR_LATENCY={lat}: bcast of 64 KiB, the root stages it into its slots", c["own"] == [b, 0],
+              c["own"])
+        check(f"OSMP_PAIR_LATENCY={lat}: bcast of 64 KiB, {stream} B of it with streaming stores",
+              c["stream"] == [stream, 0], c["stream"])
         check(f"OSMP_PAIR_LATENCY={lat}: bcast of 64 KiB, the other rank receives it once", c["received"] == [0, b],
               c["received"])
         c = run_case(tools, OPTERON48, "0,1", "alltoall", b, env=env)
@@ -212,23 +219,37 @@ def case_pair_far(tools):
         check(f"OSMP_PAIR_LATENCY={lat}: allgather of 32 KiB: {alg}", c["alg"] == alg, c["alg"])
         check(f"OSMP_PAIR_LATENCY={lat}: allgather of 32 KiB, each rank copies {own} B within its memory",
               c["own"] == [own, own], c["own"])
-    for lat, own in (("500", [0, 0]), ("20", [0, b])):
-        # Reduce: far, the leaf exposes its input and the root copies it once; near, the leaf stages it. The
-        # root folds its own input and the leaf's into its output at once: no copy of its own.
+    for lat, stream in (("500", [0, b]), ("20", [0, 0])):
+        # Reduce: the leaf stages its input (streamed when far); the root folds its own input and the leaf's
+        # into its output at once: no copy of its own.
         c = run_case(tools, OPTERON48, "0,1", "reduce", b, env=dict(cma, OSMP_PAIR_LATENCY=lat))
-        check(f"OSMP_PAIR_LATENCY={lat}: reduce of 64 KiB, bytes copied within each rank's memory", c["own"] == own,
-              c["own"])
+        check(f"OSMP_PAIR_LATENCY={lat}: reduce of 64 KiB, bytes copied within each rank's memory",
+              c["own"] == [0, b], c["own"])
+        check(f"OSMP_PAIR_LATENCY={lat}: reduce of 64 KiB, bytes streamed", c["stream"] == stream, c["stream"])
         check(f"OSMP_PAIR_LATENCY={lat}: reduce of 64 KiB, the root receives it once", c["received"] == [b, 0],
               c["received"])
-    c = run_case(tools, OPTERON48, "0,1", "bcast", 16 * 1024, env=dict(cma, OSMP_PAIR_LATENCY="500"))
-    check("far: bcast of 16 KiB goes by single copy", c["own"] == [0, 0], c["own"])
-    c = run_case(tools, OPTERON48, "0,1", "bcast", 16 * 1024 - 8, env=dict(cma, OSMP_PAIR_LATENCY="500"))
-    check("far: bcast of 16 KiB - 8 B is staged", c["own"] == [16 * 1024 - 8, 0], c["own"])
-    c = run_case(tools, OPTERON48, "0,1", "alltoall", b,
-                 env=dict(cma, OSMP_PAIR_LATENCY="500", OSMP_SINGLE_COPY_MIN="33554432"))
+    far = dict(cma, OSMP_PAIR_LATENCY="500")
+    for nbytes, stream in ((2048, 2048), (2040, 0)):
+        c = run_case(tools, OPTERON48, "0,1", "gather", nbytes, env=far)
+        check(f"far: gather of {nbytes} B, the other rank streams {stream} B into its slot", c["stream"] == [0, stream],
+              c["stream"])
+    never = dict(far, OSMP_STREAM_MIN="never")
+    c = run_case(tools, OPTERON48, "0,1", "bcast", 16 * 1024, env=never)
+    check("far, OSMP_STREAM_MIN=never: bcast of 16 KiB goes by single copy", c["own"] == [0, 0], c["own"])
+    c = run_case(tools, OPTERON48, "0,1", "bcast", 16 * 1024 - 8, env=never)
+    check("far, OSMP_STREAM_MIN=never: bcast of 16 KiB - 8 B is staged", c["own"] == [16 * 1024 - 8, 0], c["own"])
+    check("far, OSMP_STREAM_MIN=never: nothing streamed", c["stream"] == [0, 0], c["stream"])
+    c = run_case(tools, OPTERON48, "0,1", "reduce", b, env=never)
+    check("far, OSMP_STREAM_MIN=never: reduce of 64 KiB, the root copies the leaf's input once",
+          c["own"] == [0, 0] and c["received"] == [b, 0], (c["own"], c["received"]))
+    c = run_case(tools, OPTERON48, "0,1", "alltoall", b, env=dict(far, OSMP_SINGLE_COPY_MIN="33554432"))
     check("far, OSMP_SINGLE_COPY_MIN=33554432: alltoall of 64 KiB through the slots", c["alg"] == "slots", c["alg"])
-    c = run_case(tools, OPTERON48, "0,1,2", "alltoall", b, env=dict(cma, OSMP_PAIR_LATENCY="500"))
+    c = run_case(tools, OPTERON48, "0,1,2", "alltoall", b, env=far)
     check("3 processes, OSMP_PAIR_LATENCY=500: alltoall of 64 KiB through the slots", c["alg"] == "slots", c["alg"])
+    check("3 processes, OSMP_PAIR_LATENCY=500: nothing streamed", c["stream"] == [0, 0, 0], c["stream"])
+    c = run_case(tools, OPTERON48, "0,1,2", "bcast", b, env=dict(cma, OSMP_STREAM_MIN="0"))
+    check("3 processes, OSMP_STREAM_MIN=0: bcast of 64 KiB, the root streams it into its slots",
+          c["stream"][0] == b, c["stream"])
 
 
 def case_alltoall_direct(tools):

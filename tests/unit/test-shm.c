@@ -308,6 +308,41 @@ static void test_wait_modes(void)
     munmap(pp, sizeof(*pp));
 }
 
+/* osmp__stream_copy (the streaming stores of a far pair's slots, mailbox.h
+ * osmp__mb_fill): every destination and source alignment within a line, every
+ * length around the 16-byte head and 64-byte body steps, the bytes just before
+ * and after the destination untouched. */
+static void test_stream_copy(void)
+{
+    enum { PAD = 64, MAX = 4 * 64 + 80 };
+    static unsigned char src[MAX + 2 * PAD], dst[MAX + 2 * PAD];
+    int bad = 0;
+    for (size_t i = 0; i < sizeof(src); i++) src[i] = (unsigned char)(i * 7 + 3);
+    for (size_t da = 0; da < 64; da += 3)
+        for (size_t sa = 0; sa < 64; sa += 5)
+            for (size_t len = 0; len <= MAX; len += len < 200 ? 1 : 37) {
+                memset(dst, 0xee, sizeof(dst));
+                osmp__stream_copy(dst + PAD + da, src + PAD + sa, len);
+                for (size_t i = 0; i < sizeof(dst); i++) {
+                    int in = i >= PAD + da && i < PAD + da + len;
+                    unsigned char want = in ? src[PAD + sa + (i - PAD - da)] : 0xee;
+                    if (dst[i] != want && bad++ < 5)
+                        fprintf(stderr, "stream_copy dst+%zu src+%zu len %zu: byte %zu is %#x, not %#x\n", da, sa,
+                                len, i, dst[i], want);
+                }
+            }
+    CHECK_INT(bad, 0);
+    size_t big = (size_t)1 << 20; /* a whole chunk, as the slots take it */
+    unsigned char *a = malloc(big + 64), *b = malloc(big + 64);
+    CHECK(a && b);
+    if (!a || !b) return;
+    for (size_t i = 0; i < big + 64; i++) a[i] = (unsigned char)(i ^ (i >> 9));
+    osmp__stream_copy(b + 8, a + 1, big);
+    CHECK(memcmp(b + 8, a + 1, big) == 0);
+    free(a);
+    free(b);
+}
+
 int main(void)
 {
     test_create();
@@ -315,5 +350,6 @@ int main(void)
     test_reap();
     test_pid_reuse();
     test_wait_modes();
+    test_stream_copy();
     return TEST_EXIT();
 }

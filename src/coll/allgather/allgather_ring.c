@@ -100,7 +100,7 @@ int osmp__allgather_ring(osmp__coll_t t, const struct osmp__args *a)
                     char *dst = osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, first + (uint64_t)k * nch + c), &succ, 1,
                                                OSMP__UP, s);
                     if (!dst) return m->failed;
-                    memcpy(dst, (k == 0 ? (const char *)a->in : out + osmp__displ_of(a, give) * e) + off, len);
+                    osmp__stage(t, dst, (k == 0 ? (const char *)a->in : out + osmp__displ_of(a, give) * e) + off, len);
                     osmp__trace_copy(t, me, me, len);
                 }
                 osmp__mb_publish(m, OSMP__DOWN, s);

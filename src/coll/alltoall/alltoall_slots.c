@@ -42,7 +42,7 @@ int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a)
             if (q != me) { /* 1 */
                 char *dst = osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, k), &q, 1, OSMP__UP, s);
                 if (!dst) return m->failed;
-                memcpy(dst, in + (size_t)q * B + off, len);
+                osmp__stage(t, dst, in + (size_t)q * B + off, len);
                 osmp__trace_copy(t, me, me, len);
                 osmp__mb_publish(m, OSMP__DOWN, s);
             }

@@ -97,7 +97,7 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
             int slot = osmp__mb_ring(m, first + k);
             char *dst = osmp__mb_claim(m, OSMP__UP, slot, &root, 1, OSMP__UP, s);
             if (!dst) return m->failed;
-            memcpy(dst, (const char *)a->in + off, n);
+            osmp__stage(t, dst, (const char *)a->in + off, n);
             osmp__trace_copy(t, me, me, n);
             osmp__mb_publish(m, OSMP__UP, s);
         }

@@ -10,10 +10,11 @@ int osmp__reduce_tree(osmp__coll_t t, const struct osmp__args *a);
  * Reduce protocol, per chunk c (pipelined): 1. up step c: leaves publish their
  * chunk, inner ranks combine their children's chunks into theirs and publish,
  * the root combines into the output.
- * Single copy (a->single_copy: a pair far apart, or OSMP_SINGLE_COPY_MIN; not
- * between threads, team.c), where a staged chunk would cross twice (the leaf
- * taking its slot's lines back from its parent's cache, the parent reading
- * them) and a copy once; for messages up to ONCE_MAX: beyond, the staged
+ * Single copy (a->single_copy: OSMP_SINGLE_COPY_MIN, or a pair far apart with
+ * OSMP_STREAM_MIN=never; not between threads, team.c), where a staged chunk
+ * would cross twice (the leaf taking its slot's lines back from its parent's
+ * cache, the parent reading them) and a copy once (a far pair's streaming
+ * stores cross once too, and won); for messages up to ONCE_MAX: beyond, the staged
  * pipeline keeps leaf and parent busy at once, where the single copy leaves
  * all the work to the parent (2 processes far apart, against staging, per
  * call: 16-128 KiB 0.60-0.74 of the time, 256-512 KiB 0.75-0.84, 1-4 MiB

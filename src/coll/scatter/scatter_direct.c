@@ -87,8 +87,8 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
         if (me == root) {
             char *dst = osmp__mb_claim(m, OSMP__DOWN, slot, t->peers, n - 1, OSMP__DOWN, s); /* 1 */
             if (!dst) return m->failed;
-            memcpy(dst, in, (size_t)root * B);
-            memcpy(dst + (size_t)root * B, in + (size_t)(root + 1) * B, (size_t)(n - 1 - root) * B);
+            osmp__stage(t, dst, in, (size_t)root * B);
+            osmp__stage(t, dst + (size_t)root * B, in + (size_t)(root + 1) * B, (size_t)(n - 1 - root) * B);
             osmp__trace_copy(t, me, me, (size_t)(n - 1) * B);
             osmp__mb_publish(m, OSMP__DOWN, s);
             return OSMP_OK;
@@ -163,7 +163,7 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
             if (me == root) { /* 1 */
                 char *dst = osmp__mb_claim(m, OSMP__DOWN, slot, &r, 1, OSMP__DOWN, s);
                 if (!dst) return m->failed;
-                memcpy(dst, in + osmp__displ_of(a, r) * e + off, len);
+                osmp__stage(t, dst, in + osmp__displ_of(a, r) * e + off, len);
                 osmp__trace_copy(t, me, me, len);
                 osmp__mb_publish(m, OSMP__DOWN, s);
             } else { /* 2 */
