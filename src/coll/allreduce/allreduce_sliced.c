@@ -294,8 +294,8 @@ static int chunk_up(const struct call *c)
     int L0 = s->mine[0];
     const struct sl_group *G0 = &s->groups[L0][s->grp[L0 * n + me]];
     size_t lo = lo_of(k, G0->nsub, s->pos[L0 * n + me]), hi = lo_of(k, G0->nsub, s->pos[L0 * n + me] + 1);
-    memcpy(up, in, lo * e); /* the others' slices only: I read mine in place */
-    memcpy(up + hi * e, in + hi * e, (k - hi) * e);
+    osmp__stage(t, up, in, lo * e); /* the others' slices only: I read mine in place */
+    osmp__stage(t, up + hi * e, in + hi * e, (k - hi) * e);
     osmp__trace_copy(t, me, me, (k - (hi - lo)) * e);
     osmp__mb_publish(m, OSMP__UP, c->sc);
 
