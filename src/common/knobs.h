@@ -37,7 +37,7 @@
                             "on different sockets) and OSMP_SINGLE_COPY_MIN=auto copies once from 16 KiB")   \
     X(STREAM_MIN, "auto", "smallest chunk (bytes) a participant writes into its ring slots with non-temporal "   \
                           "stores, which send the lines to memory instead of first fetching them back from "  \
-                          "the reader's cache: auto (2048 on a pair that OSMP_PAIR_LATENCY finds far apart, "  \
+                          "the reader's cache: auto (1024 on a pair that OSMP_PAIR_LATENCY finds far apart, "  \
                           "else never), an integer in 0..2^40, or never")                                    \
     X(SINGLE_COPY_MIN_THREADS, "49", "the same for teams whose participants are threads of one process "       \
                                      "(plain loads; the default: every message larger than a mailbox line's " \
@@ -108,8 +108,11 @@
  * streaming stores (OSMP__STREAM_MIN_FAR), which crosses once too and pins no
  * pages: README "Single copy"; the exchanges keep the single copy. */
 #define OSMP__SINGLE_COPY_MIN_FAR 16384L
-/* OSMP_STREAM_MIN=auto on such a pair (mailbox.h osmp__mb_fill). */
-#define OSMP__STREAM_MIN_FAR 2048L
+/* OSMP_STREAM_MIN=auto on such a pair (mailbox.h osmp__mb_fill). From 1 KiB:
+ * far, back to back, streaming 1 KiB took 0.55-0.76 of the time, 128-256 B
+ * 0.95-0.99 (no gain; their ring slot's counter line still travels both ways);
+ * near, it cost 1.15-1.54 at 128 B-1 KiB (README "Single copy"). */
+#define OSMP__STREAM_MIN_FAR 1024L
 #define OSMP__PAIR_FAR_NS 150
 #define OSMP__SINGLE_COPY_EXCHANGE_TEAM 4194304L /* n^2 x block */
 #define OSMP__SINGLE_COPY_EXCHANGE_FLOOR 131072L
