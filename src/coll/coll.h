@@ -208,8 +208,8 @@ static inline void osmp__trace_handover(osmp__coll_t t, const char *alg)
  * copy itself (osmp__trace_copy), as for any other. */
 static inline void osmp__stage(osmp__coll_t t, void *dst, const void *src, size_t n)
 {
-    osmp__mb_fill(&t->mb, dst, src, n);
-    if (__builtin_expect(t->trace != NULL, 0) && n >= t->mb.stream_min) osmp__trace_stream_(t->trace, n);
+    size_t streamed = osmp__mb_fill(&t->mb, dst, src, n);
+    if (__builtin_expect(t->trace != NULL, 0) && streamed) osmp__trace_stream_(t->trace, streamed);
 }
 
 /* One call's arguments, resolved (no OSMP_IN_PLACE; bcast's buffer is `out`). */

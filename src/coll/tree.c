@@ -303,7 +303,7 @@ int osmp__pass_up(const struct osmp__pass *p, size_t c, const char *in, char *ou
     int mine_pending = dst[0] != src && p->tree->nchildren && p->fn3;
     if (dst[0] != src && !mine_pending) {
         for (int j = 0; j < L; j++) {
-            if (parent >= 0)
+            if (parent >= 0 && !p->tree->nchildren) /* (an inner rank folds its children into it next) */
                 osmp__stage(p->t, dst[j], src + (size_t)j * OSMP__MINI_DATA, piece_of(p, bytes, j));
             else
                 memcpy(dst[j], src + (size_t)j * OSMP__MINI_DATA, piece_of(p, bytes, j));

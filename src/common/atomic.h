@@ -96,7 +96,7 @@ static inline void osmp__fence_seq_cst(void)
  * so a counter published after them could be seen before their data. */
 static inline void osmp__stream_fence(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__) || (defined(__i386__) && defined(__SSE__))
     __builtin_ia32_sfence();
 #else
     atomic_thread_fence(memory_order_seq_cst);

@@ -34,7 +34,8 @@
     X(PAIR_LATENCY, "auto", "one-way cache-line latency between the two processes of a pair team, ns: auto "   \
                             "(measured at team creation, 64 round trips) or a number; above 150 the pair is "  \
                             "far apart (other packages; a virtual machine whose host placed the two vCPUs "   \
-                            "on different sockets) and OSMP_SINGLE_COPY_MIN=auto copies once from 16 KiB")   \
+                            "on different sockets): OSMP_STREAM_MIN=auto streams from 1 KiB there, and "      \
+                            "OSMP_SINGLE_COPY_MIN=auto copies allgather and alltoall once from 16 KiB")       \
     X(STREAM_MIN, "auto", "smallest chunk (bytes) a participant writes into its ring slots with non-temporal "   \
                           "stores, which send the lines to memory instead of first fetching them back from "  \
                           "the reader's cache: auto (1024 on a pair that OSMP_PAIR_LATENCY finds far apart, "  \

@@ -310,16 +310,18 @@ int osmp__copy_probe(pid_t pid, int same_process, void *dst, const void *src, si
     return copy(pid, same_process, dst, src, len, 0);
 }
 
-void osmp__stream_copy(void *dst, const void *src, size_t len)
+size_t osmp__stream_copy(void *dst, const void *src, size_t len)
 {
-#if defined(__x86_64__)
+#if OSMP__HAVE_STREAM
     char *d = dst;
     const char *s = src;
-    size_t head = (size_t)(-(uintptr_t)d & 15); /* streaming stores take 16-byte aligned addresses */
+    /* Whole lines only: a line written partly by streaming stores is written
+     * to memory in pieces, and partly by ordinary ones is fetched anyway. */
+    size_t head = (size_t)(-(uintptr_t)d & (OSMP_CACHE_LINE - 1)), streamed = 0;
     if (head > len) head = len;
     memcpy(d, s, head);
     d += head, s += head, len -= head;
-    for (; len >= 64; len -= 64, d += 64, s += 64) {
+    for (; len >= 64; len -= 64, d += 64, s += 64, streamed += 64) {
         __m128i x0 = _mm_loadu_si128((const __m128i *)s), x1 = _mm_loadu_si128((const __m128i *)(s + 16));
         __m128i x2 = _mm_loadu_si128((const __m128i *)(s + 32)), x3 = _mm_loadu_si128((const __m128i *)(s + 48));
         _mm_stream_si128((__m128i *)d, x0);
@@ -329,7 +331,9 @@ void osmp__stream_copy(void *dst, const void *src, size_t len)
     }
     memcpy(d, s, len);
     osmp__stream_fence();
+    return streamed;
 #else
     memcpy(dst, src, len);
+    return 0;
 #endif
 }

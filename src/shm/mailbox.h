@@ -242,13 +242,12 @@ static inline uint64_t osmp__mb_seen(const struct osmp__mbox *m, int rank, int d
  * the reader's cache, which read the slot's previous content, and across
  * packages that costs a crossing per line on top of the reader's own; the
  * streaming store sends the line to memory, where the reader fetches it, one
- * crossing in all (README "Single copy"). */
-static inline void osmp__mb_fill(const struct osmp__mbox *m, void *dst, const void *src, size_t n)
+ * crossing in all (README "Single copy"). Returns the bytes streamed. */
+static inline size_t osmp__mb_fill(const struct osmp__mbox *m, void *dst, const void *src, size_t n)
 {
-    if (n >= m->stream_min)
-        osmp__stream_copy(dst, src, n);
-    else
-        memcpy(dst, src, n);
+    if (n >= m->stream_min) return osmp__stream_copy(dst, src, n);
+    memcpy(dst, src, n);
+    return 0;
 }
 
 /* Claim my slot (as osmp__mb_slot names it) of direction dir, waiting

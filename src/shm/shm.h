@@ -38,12 +38,18 @@ int osmp__copy_from(pid_t pid, int same_process, void *dst, const void *src, siz
  * osmp_copy_stats: team creation's probe of whether single copy works, which is
  * not a copy of a collective. */
 int osmp__copy_probe(pid_t pid, int same_process, void *dst, const void *src, size_t len);
-/* memcpy with non-temporal stores where the machine has them (x86-64: the
- * destination's lines go to memory without being read first, and leave every
- * cache), then osmp__stream_fence. For data another core will read while the
- * lines would otherwise have to be fetched back from its cache first
- * (osmp__mb_fill). Elsewhere memcpy. */
-void osmp__stream_copy(void *dst, const void *src, size_t len);
+/* memcpy with non-temporal stores where the machine has them (OSMP__HAVE_STREAM:
+ * x86-64; the destination's whole lines go to memory without being read first,
+ * and leave every cache), then osmp__stream_fence. For data another core will
+ * read while the lines would otherwise have to be fetched back from its cache
+ * first (osmp__mb_fill). Returns the bytes written so (the lines wholly inside
+ * dst); elsewhere memcpy, and 0. */
+#if defined(__x86_64__)
+#define OSMP__HAVE_STREAM 1
+#else
+#define OSMP__HAVE_STREAM 0
+#endif
+size_t osmp__stream_copy(void *dst, const void *src, size_t len);
 /* The address to publish for single copy of a buffer at p (struct
  * osmp__chan.addr): p itself, with the memfd of its osmp_alloc region in the top
  * 16 bits if it lies in one. Readers add offsets to it and pass it to

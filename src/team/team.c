@@ -448,7 +448,7 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, osmp_topo_
     c->peers = t->peers;
     c->step = r0->step_start;
     c->mb.stream_min = r0->stream_min >= 0 ? (size_t)r0->stream_min
-                       : r0->stream_min == -1 && far ? (size_t)OSMP__STREAM_MIN_FAR
+                       : r0->stream_min == -1 && far && OSMP__HAVE_STREAM ? (size_t)OSMP__STREAM_MIN_FAR
                                                       : SIZE_MAX;
     /* Threads of one process copy with plain loads, which pay from the first
      * byte that does not ride in the mailbox line (bcast of 1 MiB between two
@@ -460,8 +460,8 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, osmp_topo_
     /* OSMP_SINGLE_COPY_MIN=auto (knobs.h): the exchanges (blocks from every
      * rank to every rank: allgather(v), alltoall(v)) by the team's volume; on
      * a pair far apart, the exchanges from OSMP__SINGLE_COPY_MIN_FAR, and the
-     * others too where its slots are not written with streaming stores (their
-     * staged lines would cross twice). */
+     * others too unless its slots are written with streaming stores from there
+     * on (their staged lines would cross twice). */
     uint64_t n2 = (uint64_t)c->size * (uint64_t)c->size, exch = OSMP__SINGLE_COPY_EXCHANGE_TEAM / n2;
     if (exch < OSMP__SINGLE_COPY_EXCHANGE_FLOOR) exch = OSMP__SINGLE_COPY_EXCHANGE_FLOOR;
     for (int k = 0; k < OSMP_COLL_COUNT; k++) {
@@ -470,7 +470,7 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, osmp_topo_
         uint64_t min = one_process ? r0->single_copy_min_threads : r0->single_copy_min;
         if (!one_process && r0->single_copy_auto) {
             if (exchange) min = exch;
-            if (far && (exchange || c->mb.stream_min == SIZE_MAX) && min > OSMP__SINGLE_COPY_MIN_FAR)
+            if (far && (exchange || c->mb.stream_min > OSMP__SINGLE_COPY_MIN_FAR) && min > OSMP__SINGLE_COPY_MIN_FAR)
                 min = OSMP__SINGLE_COPY_MIN_FAR;
         }
         /* Reduce's single copy moves a leaf's copy onto its parent (reduce_tree.c):

@@ -200,8 +200,9 @@ def case_pair_far(tools):
     # stages with streaming stores from 1 KiB (OSMP_STREAM_MIN=auto), and the
     # exchanges (allgather, alltoall) copy once from 16 KiB; a near pair stages
     # with ordinary stores. With OSMP_STREAM_MIN=never every collective copies
-    # once from 16 KiB there. The rule is auto's: a number for
-    # OSMP_SINGLE_COPY_MIN, or a third process, leaves the paths of a near pair.
+    # once from 16 KiB there. The single copy rule is OSMP_SINGLE_COPY_MIN=auto's
+    # (a number leaves the exchanges staged), streaming OSMP_STREAM_MIN=auto's; a
+    # third process takes neither.
     cma, b = {"OSMP_SINGLE_COPY": "cma"}, 64 * 1024
     for lat, stream, alg in (("500", b, "pairwise"), ("20", 0, "slots"), ("150", 0, "slots")):
         env = dict(cma, OSMP_PAIR_LATENCY=lat)
@@ -244,6 +245,7 @@ def case_pair_far(tools):
           c["own"] == [0, 0] and c["received"] == [b, 0], (c["own"], c["received"]))
     c = run_case(tools, OPTERON48, "0,1", "alltoall", b, env=dict(far, OSMP_SINGLE_COPY_MIN="33554432"))
     check("far, OSMP_SINGLE_COPY_MIN=33554432: alltoall of 64 KiB through the slots", c["alg"] == "slots", c["alg"])
+    check("far, OSMP_SINGLE_COPY_MIN=33554432: its slots streamed", c["stream"] == [b, b], c["stream"])
     c = run_case(tools, OPTERON48, "0,1,2", "alltoall", b, env=far)
     check("3 processes, OSMP_PAIR_LATENCY=500: alltoall of 64 KiB through the slots", c["alg"] == "slots", c["alg"])
     check("3 processes, OSMP_PAIR_LATENCY=500: nothing streamed", c["stream"] == [0, 0, 0], c["stream"])
