@@ -229,6 +229,18 @@ def case_pair_far(tools):
         check(f"OSMP_PAIR_LATENCY={lat}: reduce of 64 KiB, bytes streamed", c["stream"] == stream, c["stream"])
         check(f"OSMP_PAIR_LATENCY={lat}: reduce of 64 KiB, the root receives it once", c["received"] == [b, 0],
               c["received"])
+    for lat, stream in (("500", MIB), ("20", 0)):
+        # Sliced allreduce: each rank stages the other's half of its input, folds its own half of it (read
+        # in place) into its output and stages that result from there, streamed when far (it used to fold
+        # into its slot, unstreamed, and copy the result out): 1.5 MiB within its memory either way.
+        c = run_case(tools, OPTERON48, "0,1", "allreduce", MIB, env=dict(cma, OSMP_PAIR_LATENCY=lat))
+        check(f"OSMP_PAIR_LATENCY={lat}: allreduce of 1 MiB: sliced", c["alg"] == "sliced", c["alg"])
+        check(f"OSMP_PAIR_LATENCY={lat}: allreduce of 1 MiB, bytes copied within each rank's memory",
+              c["own"] == [3 * MIB // 2] * 2, c["own"])
+        check(f"OSMP_PAIR_LATENCY={lat}: allreduce of 1 MiB, bytes streamed", c["stream"] == [stream, stream],
+              c["stream"])
+        check(f"OSMP_PAIR_LATENCY={lat}: allreduce of 1 MiB, each rank receives the other's input half and result "
+              "half", c["received"] == [MIB, MIB], c["received"])
     far = dict(cma, OSMP_PAIR_LATENCY="500")
     for nbytes, stream in ((1024, 1024), (1016, 0)):
         c = run_case(tools, OPTERON48, "0,1", "gather", nbytes, env=far)

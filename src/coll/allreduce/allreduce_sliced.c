@@ -50,7 +50,8 @@ int osmp__reduce_tree(osmp__coll_t t, const struct osmp__args *a);
  *      level-L group's children, in folding order, into my down slot (a rank's
  *      input from its up slot or my own buffer, a group's partial from the
  *      owners of its slices at the level it lives at), publish up sc+1+L. At
- *      the top the slice is final;
+ *      the top the slice is final. (Allreduce on one level: I fold into my
+ *      output's slice and copy it into my down slot from there);
  *   3. depth/2 chunks later (I fold the next chunks' slices meanwhile; at
  *      depth 1 at once), allreduce: for each level L non-trivial for me, from
  *      the top down, copy the final values of my level-L slice from the owners
@@ -222,6 +223,7 @@ struct call {
     uint64_t sc; /* the chunk's first step */
     int slot;
     size_t off, k; /* the chunk: first element, elements */
+    int in_out;    /* my slice is folded in my output, then staged into my down slot */
 };
 
 static uint64_t st_partial(const struct call *c, int L)
@@ -252,7 +254,8 @@ static size_t buf_of(const struct call *c, int L, int y)
 
 /* Move elements [lo, hi) of the chunk, as held by the owners of level L's
  * slices in group G (once they have published `step` up or down), into dst
- * (element lo at dst): copied, or folded in with fn when fold. */
+ * (element lo at dst): copied (fold 0), folded in with fn (1), or copied but
+ * for my own slice, which is there already (2). */
 static int gather(const struct call *c, const struct sl_group *G, int L, int dir, uint64_t step, size_t lo,
                   size_t hi, char *dst, int fold)
 {
@@ -267,9 +270,10 @@ static int gather(const struct call *c, const struct sl_group *G, int L, int dir
         size_t a = ylo > lo ? ylo : lo, b = yhi < hi ? yhi : hi;
         if (a >= b) continue;
         int y = G->sub[p];
+        if (y == t->rank && fold == 2) continue;
         if (y != t->rank && osmp__mb_wait(m, y, dir, step)) return m->failed;
         const char *src = osmp__mb_slot(m, y, OSMP__DOWN, c->slot) + (buf_of(c, L, y) + a - ylo) * e;
-        if (fold)
+        if (fold == 1)
             c->a->fn(dst + (a - lo) * e, src, b - a);
         else
             memcpy(dst + (a - lo) * e, src, (b - a) * e);
@@ -305,6 +309,7 @@ static int chunk_up(const struct call *c)
         lo = lo_of(k, G->nsub, s->pos[L * n + me]);
         hi = lo_of(k, G->nsub, s->pos[L * n + me] + 1);
         char *acc = down + buf_of(c, L, me) * e;
+        if (c->in_out) acc = (char *)a->out + (c->off + lo) * e;
         for (int j = 0; j < G->nchild && hi > lo; j++) {
             int lev = G->child_lev[j], y = G->child_rep[j];
             if (lev >= 0) {
@@ -314,11 +319,22 @@ static int chunk_up(const struct call *c)
             }
             if (y != me && osmp__mb_wait(m, y, OSMP__UP, c->sc)) return m->failed;
             const char *v = (y == me ? in : osmp__mb_slot(m, y, OSMP__UP, c->slot)) + lo * e;
-            if (j > 0)
-                a->fn(acc, v, hi - lo);
-            else
-                memcpy(acc, v, (hi - lo) * e);
             osmp__trace_copy(t, y, me, (hi - lo) * e);
+            int y1 = j == 0 && G->nchild > 1 && G->child_lev[1] < 0 ? G->child_rep[1] : -1;
+            if (y1 >= 0 && a->fn3) { /* the first two inputs into the slice in one pass, not a copy then a fold */
+                if (y1 != me && osmp__mb_wait(m, y1, OSMP__UP, c->sc)) return m->failed;
+                a->fn3(acc, v, (y1 == me ? in : osmp__mb_slot(m, y1, OSMP__UP, c->slot)) + lo * e, hi - lo);
+                osmp__trace_copy(t, y1, me, (hi - lo) * e);
+                j++;
+            } else if (j > 0) {
+                a->fn(acc, v, hi - lo);
+            } else if (acc != v) { /* (in place, rank 0's first child is its own output) */
+                memcpy(acc, v, (hi - lo) * e);
+            }
+        }
+        if (c->in_out) {
+            osmp__stage(t, down + buf_of(c, L, me) * e, acc, (hi - lo) * e);
+            osmp__trace_copy(t, me, me, (hi - lo) * e);
         }
         osmp__trace_reduce(t, (size_t)G->nchild * (hi - lo) * e);
         osmp__mb_publish(m, OSMP__UP, st_partial(c, L));
@@ -350,7 +366,7 @@ static int chunk_down(const struct call *c, int all)
             osmp__mb_publish(m, OSMP__DOWN, st_final(c, L));
         }
         if (gather(c, G0, L0, L0 == NL - 1 ? OSMP__UP : OSMP__DOWN, st_final(c, L0), 0, k,
-                   (char *)a->out + c->off * e, 0))
+                   (char *)a->out + c->off * e, c->in_out ? 2 : 0))
             return m->failed;
     } else if (me == a->root) {
         const struct sl_group *top = &s->groups[NL - 1][0];
@@ -383,7 +399,7 @@ static int run(osmp__coll_t t, const struct osmp__args *a, int hier, int all)
         t->slicing[1] = NULL;
     }
     if (!t->slicing[hier] && !(t->slicing[hier] = slicing_build(t, hier))) return OSMP_ERR_NO_MEMORY;
-    struct call c = {t, a, t->slicing[hier], 0, 0, 0, 0, 0};
+    struct call c = {t, a, t->slicing[hier], 0, 0, 0, 0, 0, 0};
     struct call d = c;
     int NL = c.s->nlevels;
     /* The largest chunk whose slices of every level fit one slot beside each
@@ -407,6 +423,14 @@ static int run(osmp__coll_t t, const struct osmp__args *a, int hier, int all)
     if (lag > nchunks) lag = nchunks;
     uint64_t base = osmp__phase(t);
     d.K = c.K;
+    /* One level, allreduce: I fold my slice into my output and stage it from
+     * there (step 2) rather than fold into my slot and copy it out, so the
+     * slot is written by a plain copy that osmp__stage may stream (README
+     * "Flat teams": with the three-array fold, a far pair's 64 KiB-4 MiB took
+     * 0.65-0.81 of the time). In place, a later child's input would be read
+     * after the first fold overwrote it: only for the first one or two. */
+    c.in_out = all && NL == 1 && (a->in != a->out || t->rank < (a->fn3 ? 2 : 1));
+    d.in_out = c.in_out;
     for (size_t i = 0; i < nchunks + lag; i++) {
         if (i < nchunks && (at(&c, base, stride, i), chunk_up(&c))) return t->mb.failed;
         if (i >= lag && (at(&d, base, stride, i - lag), chunk_down(&d, all))) return t->mb.failed;
