@@ -225,7 +225,7 @@ struct osmp__args {
     const size_t *counts, *displs, *counts2, *displs2;
     int vector; /* a vector variant: every rank knows it, not every rank has the arrays */
     osmp__reduce_fn fn;
-    osmp__reduce_fn3 fn3; /* fn into a third array (reduce and allreduce; NULL elsewhere) */
+    osmp__reduce_fn3 fn3; /* fn into a third array (reduce, allreduce, reduce_scatter(_block); NULL elsewhere) */
     int root;
     int radix;       /* the tree base case chosen with the algorithm */
     int single_copy; /* copy blocks once, straight from the source buffer */

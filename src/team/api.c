@@ -162,7 +162,7 @@ static int everyone(osmp_team_t h, osmp_coll_t c, const void *sendbuf, void *rec
     CHECK_TEAM(h, t);
     struct osmp__args a = {.count = count, .out = recvbuf};
     int reduces = osmp_coll_flags(c) & OSMP_COLL_REDUCES;
-    int rc = reduces ? osmp__reduce_fn_get(dtype, op, &a.fn) : OSMP_OK;
+    int rc = reduces ? osmp__reduce_fns_get(dtype, op, &a.fn, &a.fn3) : OSMP_OK;
     if (rc) return rc;
     a.esize = esize_of(dtype, count, (size_t)t->coll.size);
     if (!a.esize || (count && (!sendbuf || !recvbuf)) || recvbuf == OSMP_IN_PLACE) return OSMP_ERR_INVALID_ARG;
@@ -301,7 +301,7 @@ int osmp_reduce_scatter(osmp_team_t h, const void *sendbuf, void *recvbuf, const
 {
     CHECK_TEAM(h, t);
     struct osmp__args a = {.out = recvbuf, .counts = recvcounts, .vector = 1};
-    int rc = osmp__reduce_fn_get(dtype, op, &a.fn);
+    int rc = osmp__reduce_fns_get(dtype, op, &a.fn, &a.fn3);
     if (rc) return rc;
     int n = t->coll.size, in_place = sendbuf == OSMP_IN_PLACE, equal = 1;
     a.esize = osmp_dtype_size(dtype);

@@ -241,6 +241,14 @@ def case_pair_far(tools):
               c["stream"])
         check(f"OSMP_PAIR_LATENCY={lat}: allreduce of 1 MiB, each rank receives the other's input half and result "
               "half", c["received"] == [MIB, MIB], c["received"])
+        # Reduce_scatter_block ring: each rank stages the other's block of its input (streamed when far) and
+        # combines its own block with the one staged for it straight into its output: no copy of its own.
+        c = run_case(tools, OPTERON48, "0,1", "reduce_scatter_block", MIB, env=dict(cma, OSMP_PAIR_LATENCY=lat))
+        check(f"OSMP_PAIR_LATENCY={lat}: reduce_scatter_block of 1 MiB blocks: ring", c["alg"] == "ring", c["alg"])
+        check(f"OSMP_PAIR_LATENCY={lat}: reduce_scatter_block of 1 MiB blocks, bytes copied within each rank's "
+              "memory", c["own"] == [MIB, MIB], c["own"])
+        check(f"OSMP_PAIR_LATENCY={lat}: reduce_scatter_block of 1 MiB blocks, bytes streamed",
+              c["stream"] == [stream, stream], c["stream"])
     far = dict(cma, OSMP_PAIR_LATENCY="500")
     for nbytes, stream in ((1024, 1024), (1016, 0)):
         c = run_case(tools, OPTERON48, "0,1", "gather", nbytes, env=far)

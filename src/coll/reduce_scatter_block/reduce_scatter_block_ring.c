@@ -33,9 +33,11 @@ int osmp__reduce_scatter_block_ring(osmp__coll_t t, const struct osmp__args *a);
  *      over the ranks from b's successor up to my predecessor);
  *   2. the destination: k < n-1 my slot for item j, claimed once the successor
  *      has published up for its previous content; k = n-1 my output;
- *   3. copy chunk c of my input block b there (nothing to copy where it is
- *      already: the in-place block 0 of rank 0), then, k > 0, combine the
- *      predecessor's partial sum into it: dst = mine op partial;
+ *   3. k > 0: combine chunk c of my input block b and the predecessor's
+ *      partial sum there, dst = mine op partial, in one pass (an operation
+ *      without a three-array kernel: copy mine, then fold); k = 0: copy mine
+ *      there (nothing to copy where it is already: the in-place block 0 of
+ *      rank 0);
  *   4. k < n-1: publish down base+1+j; k > 0: publish up base+j (the
  *      predecessor's slot is free again).
  * Order of combination: block q is folded in ring order starting after its
@@ -100,12 +102,17 @@ int osmp__reduce_scatter_block_ring(osmp__coll_t t, const struct osmp__args *a)
                                   : out + off * e; /* 2 (reached with elements of mine only: out may be NULL) */
             if (!dst) return m->failed;
             const char *x = in + ((displs ? displs[b] : (size_t)b * a->count) + off) * e;
-            if (dst != x) { /* 3 */
-                memcpy(dst, x, len * e);
+            if (partial && a->fn3) { /* 3: mine and the partial sum in one pass (in place too: element-wise) */
+                a->fn3(dst, x, partial, len);
+            } else if (dst != x) {
+                if (k < n - 1)
+                    osmp__stage(t, dst, x, len * e); /* into my slot: streamed on a far pair */
+                else
+                    memcpy(dst, x, len * e);
                 osmp__trace_copy(t, me, me, len * e);
             }
             if (partial) {
-                a->fn(dst, partial, len);
+                if (!a->fn3) a->fn(dst, partial, len);
                 osmp__trace_copy(t, pred, me, len * e); /* read into my partial sum */
                 osmp__trace_reduce(t, 2 * len * e);
             }
