@@ -67,10 +67,27 @@ static int oob(void *ctx, const void *send, void *recv, size_t len)
     return PMPI_Allgather(send, (int)len, MPI_BYTE, recv, (int)len, MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS;
 }
 
-/* The collectives call() runs (not yet the vector variants and scans). */
+/* The collectives call() runs: all but the scans. The vector variants run
+ * when --ops names them (not by default), with every block the same, as IMB
+ * runs them. */
 static int benched(osmp_coll_t op)
 {
-    return !(osmp_coll_flags(op) & OSMP_COLL_VECTOR) && op != OSMP_COLL_SCAN && op != OSMP_COLL_EXSCAN;
+    return op != OSMP_COLL_SCAN && op != OSMP_COLL_EXSCAN;
+}
+
+/* The vector variants' counts and displacements: every rank's block `count`
+ * elements, back to back (MPI's as int, OSMP's as size_t). */
+static int *vcount, *vdispl;
+static size_t *zcount, *zdispl, vblock = SIZE_MAX;
+
+static void vector_blocks(size_t count)
+{
+    if (count == vblock) return;
+    for (int r = 0; r < size; r++) {
+        vcount[r] = (int)count, vdispl[r] = r * (int)count;
+        zcount[r] = count, zdispl[r] = (size_t)r * count;
+    }
+    vblock = count;
 }
 
 /* One MPI call through PMPI_ or MPI_. */
@@ -105,6 +122,25 @@ static int call(enum lib lib, osmp_coll_t op, size_t bytes, char *out)
     case OSMP_COLL_ALLTOALL:
         return o ? osmp_alltoall(team, sbuf, out, bytes, OSMP_UINT8)
                  : MPICALL(lib, Alltoall, sbuf, b, MPI_BYTE, out, b, MPI_BYTE, w);
+    default: break;
+    }
+    vector_blocks(osmp_coll_flags(op) & OSMP_COLL_REDUCES ? (size_t)n : bytes);
+    switch (op) {
+    case OSMP_COLL_GATHERV:
+        return o ? osmp_gatherv(team, sbuf, bytes, out, zcount, zdispl, OSMP_UINT8, 0)
+                 : MPICALL(lib, Gatherv, sbuf, b, MPI_BYTE, out, vcount, vdispl, MPI_BYTE, 0, w);
+    case OSMP_COLL_SCATTERV:
+        return o ? osmp_scatterv(team, sbuf, zcount, zdispl, out, bytes, OSMP_UINT8, 0)
+                 : MPICALL(lib, Scatterv, sbuf, vcount, vdispl, MPI_BYTE, out, b, MPI_BYTE, 0, w);
+    case OSMP_COLL_ALLGATHERV:
+        return o ? osmp_allgatherv(team, sbuf, bytes, out, zcount, zdispl, OSMP_UINT8)
+                 : MPICALL(lib, Allgatherv, sbuf, b, MPI_BYTE, out, vcount, vdispl, MPI_BYTE, w);
+    case OSMP_COLL_ALLTOALLV:
+        return o ? osmp_alltoallv(team, sbuf, zcount, zdispl, out, zcount, zdispl, OSMP_UINT8)
+                 : MPICALL(lib, Alltoallv, sbuf, vcount, vdispl, MPI_BYTE, out, vcount, vdispl, MPI_BYTE, w);
+    case OSMP_COLL_REDUCE_SCATTER:
+        return o ? osmp_reduce_scatter(team, sbuf, out, zcount, OSMP_DOUBLE, OSMP_SUM)
+                 : MPICALL(lib, Reduce_scatter, sbuf, out, vcount, MPI_DOUBLE, MPI_SUM, w);
     default: return OSMP_ERR_UNSUPPORTED; /* not benched() */
     }
 }
@@ -168,8 +204,11 @@ static int check(osmp_coll_t op, size_t bytes)
     }
     call(LIB_PMPI, op, bytes, rbuf);
     call(LIB_OSMP, op, bytes, cbuf);
-    size_t valid = op == OSMP_COLL_BARRIER || ((op == OSMP_COLL_GATHER || op == OSMP_COLL_REDUCE) && rank != 0) ? 0
-                   : op == OSMP_COLL_GATHER || op == OSMP_COLL_ALLGATHER || op == OSMP_COLL_ALLTOALL ? bytes * (size_t)size
+    int gathers = op == OSMP_COLL_GATHER || op == OSMP_COLL_GATHERV;
+    size_t valid = op == OSMP_COLL_BARRIER || ((gathers || op == OSMP_COLL_REDUCE) && rank != 0) ? 0
+                   : gathers || op == OSMP_COLL_ALLGATHER || op == OSMP_COLL_ALLTOALL || op == OSMP_COLL_ALLGATHERV ||
+                           op == OSMP_COLL_ALLTOALLV
+                       ? bytes * (size_t)size
                    : osmp_coll_flags(op) & OSMP_COLL_REDUCES ? bytes / 8 * 8
                                                                   : bytes;
     int bad = memcmp(rbuf, cbuf, valid) != 0, any;
@@ -307,6 +346,8 @@ static void usage(FILE *f)
             "            followed by its own library's barrier; ratio = OSMP / MPI (averages over ranks)\n"
             "  --ops LIST           comma-separated operations (default: all but the vector variants and scans):\n"
             "                       barrier,bcast,reduce,allreduce,gather,allgather,scatter,reduce_scatter_block,alltoall\n"
+            "                       and, when named, gatherv,scatterv,allgatherv,alltoallv,reduce_scatter (every\n"
+            "                       block of SIZE bytes, as IMB runs them)\n"
             "  --sizes MIN[:MAX]    message sizes in bytes per rank, powers of two from MIN to MAX, K/M suffixes\n"
             "                       (default 1:4M; barrier is always 0 bytes; reductions start at 8 bytes);\n"
             "                       or a list A,B,C (ascending): these sizes only\n"
@@ -469,13 +510,17 @@ int main(int argc, char **argv)
     }
     if (do_check && mode != MODE_SIDE) return bad_usage("%s", "--check needs --mode side");
     int want[OSMP_COLL_COUNT];
-    for (int o = 0; o < OSMP_COLL_COUNT; o++) want[o] = !ops_arg && benched(o);
+    for (int o = 0; o < OSMP_COLL_COUNT; o++) want[o] = !ops_arg && benched(o) && !(osmp_coll_flags(o) & OSMP_COLL_VECTOR);
     if (ops_arg) {
         char *copy = strdup(ops_arg), *save = NULL;
         for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
             int found = 0;
             for (int o = 0; o < OSMP_COLL_COUNT; o++)
-                if (!strcmp(tok, osmp_coll_name(o)) && benched(o)) want[o] = found = 1;
+                if (!strcmp(tok, osmp_coll_name(o)) && benched(o)) {
+                    want[o] = found = 1;
+                    if ((osmp_coll_flags(o) & OSMP_COLL_VECTOR) && smax * (size_t)size > INT_MAX)
+                        return bad_usage("%s: its displacements must fit an int (MAX x ranks < 2 GiB)", tok);
+                }
             if (!found) return bad_usage("unknown operation \"%s\"", tok);
         }
         free(copy);
@@ -490,6 +535,12 @@ int main(int argc, char **argv)
     }
     size_t cap = smax * (size_t)size + 64;
     sbuf = buf_alloc(cap), rbuf = buf_alloc(cap), cbuf = buf_alloc(cap);
+    vcount = malloc(sizeof(int) * (size_t)size), vdispl = malloc(sizeof(int) * (size_t)size);
+    zcount = malloc(sizeof(size_t) * (size_t)size), zdispl = malloc(sizeof(size_t) * (size_t)size);
+    if (!vcount || !vdispl || !zcount || !zdispl) {
+        fprintf(stderr, "osmp-bench: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     for (size_t i = 0; i < cap / 8; i++) ((double *)sbuf)[i] = (double)((i + (size_t)rank) % 64);
     memset(rbuf, 0, cap);
     memset(cbuf, 0, cap);

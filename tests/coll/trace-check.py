@@ -284,6 +284,21 @@ def case_alltoall_direct(tools):
     check("8000 B blocks: direct handed the call to slots", c["alg"] == "slots", c["alg"])
 
 
+def case_allgatherv_direct(tools):
+    # Allgatherv on a small flat team: the direct exchange, in a line or a slot sized for the largest block
+    # (odd ranks' blocks are half as long), and the ring beyond a slot (chunk 128 KiB up to 4 ranks).
+    # Every rank decides on the largest block: at 256 KiB rank 1's block of 128 KiB fits a slot, and had it
+    # taken the direct exchange while rank 0 took the ring, the call would not end.
+    for cores, nbytes, alg in (("0,1", 64, "direct"), ("0,1", 128 * 1024, "direct"), ("0,1", 256 * 1024, "ring"),
+                               ("0,1,2", 40, "direct"), ("0,1,2", 40000, "direct"), ("0,1,2", 256 * 1024, "ring")):
+        c = run_case(tools, OPTERON48, cores, "allgatherv", nbytes)
+        n = len(cores.split(","))
+        got = sum(nbytes >> (r % 2) for r in range(n))
+        check(f"{n} ranks, allgatherv of {nbytes} B (odd ranks {nbytes // 2}): {alg}", c["alg"] == alg, c["alg"])
+        check(f"{n} ranks, allgatherv of {nbytes} B: each rank receives the others' blocks once",
+              c["received"] == [got - (nbytes >> (r % 2)) for r in range(n)], c["received"])
+
+
 def case_allreduce_opteron(tools):
     c = run_case(tools, OPTERON48, CROSS48, "allreduce", MIB)
     check("1 MiB allreduce moves at most 16 MiB across packages", c["cross"]["package"] <= 16 * MIB,
@@ -361,6 +376,7 @@ CASES = {
     "single-copy-exchange": case_single_copy_exchange,
     "pair-far": case_pair_far,
     "alltoall-direct": case_alltoall_direct,
+    "allgatherv-direct": case_allgatherv_direct,
     "allreduce-opteron48": case_allreduce_opteron,
     "gather-opteron48": case_gather_opteron,
 }

@@ -6,7 +6,8 @@
  *   osmp-run -n N ... -- trace-run OPS BYTES [ROOT]
  *
  * OPS: a comma-separated list of bcast reduce allreduce gather scatter
- * allgather alltoall reduce_scatter_block, or "all". ROOT: a rank, or "ends" for
+ * allgather alltoall reduce_scatter_block, or "all"; also allgatherv (odd
+ * ranks' blocks BYTES / 2). ROOT: a rank, or "ends" for
  * roots 0, n-1 and n/2 of each rooted operation in turn. Reductions sum doubles
  * (BYTES / 8 of them) holding small integers, so every order of summation gives
  * the same exact result. One operation at one root is the team's call 1 (call 0
@@ -86,6 +87,16 @@ static int run_op(osmp_team_t w, const char *op, size_t bytes, int root)
         rc = osmp_scatter(w, in, out, bytes, OSMP_UINT8, root);
         for (size_t i = 0; !rc && i < bytes; i++)
             if (out[i] != byte_of(root, me, i)) fail(op, i);
+    } else if (!strcmp(op, "allgatherv")) { /* odd ranks' blocks half as long: the largest decides the path */
+        size_t counts[64], displs[64], at = 0;
+        if (n > 64) fail("allgatherv of more than 64 ranks", 0);
+        for (int r = 0; r < n; r++)
+            counts[r] = bytes >> (r % 2), displs[r] = at, at += counts[r];
+        memset(out, 0, bytes * nn);
+        rc = osmp_allgatherv(w, in, counts[me], out, counts, displs, OSMP_UINT8);
+        for (int r = 0; !rc && r < n; r++)
+            for (size_t i = 0; i < counts[r]; i++)
+                if (out[displs[r] + i] != byte_of(r, 0, i)) fail(op, displs[r] + i);
     } else if (!strcmp(op, "alltoall")) {
         memset(out, 0, bytes * nn);
         rc = osmp_alltoall(w, in, out, bytes, OSMP_UINT8);
