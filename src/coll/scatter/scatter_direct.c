@@ -30,6 +30,10 @@
  * and a reader takes one line latency, not the two of a slot (mailbox.h):
  *   1. the root writes each block into its lines and publishes base+1 there;
  *   2. each rank copies its block from its lines and publishes base+1.
+ * Scatterv takes one line per receiver every call, mini + i, and a block of at
+ * most one line's data (both ends know its size) goes in it as above, the
+ * others through the slots (2 processes, 8-56 B back to back: README "Vector
+ * variants").
  * Single copy (scatter only: a scatterv receiver does not know where its block
  * lies in the root's buffer):
  *   1. the root exposes its buffer and publishes;
@@ -43,6 +47,13 @@
  * block from there and publishes base+1, and the root returns once every rank
  * has, as in single copy's 2 and 3.
  */
+/* Scatterv: a block of one mini line's data goes in it (a receiver knows only
+ * its own count, so blocks do not share lines or slots as scatter's do). */
+static int vector_in_line(size_t bytes)
+{
+    return bytes && bytes <= OSMP__MINI_DATA;
+}
+
 /* Receiver r's mini line of this call: the root has none of its own. */
 static int mini_of(uint64_t mini, int r, int root)
 {
@@ -150,13 +161,31 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
         osmp__mb_publish(m, OSMP__DOWN, s);
         return OSMP_OK;
     }
+    if (a->vector) { /* blocks of one mini line: in it (the root and the block's receiver both know its size) */
+        uint64_t s = base + 1, mini = osmp__minis_take(t, (uint64_t)n - 1);
+        for (int r = 0; me == root && r < n; r++) { /* 1 */
+            size_t bytes = osmp__count_of(a, r) * e;
+            if (r == root || !vector_in_line(bytes)) continue;
+            uint64_t at = mini + (uint64_t)(r - (r > root));
+            if ((rc = osmp__mb_send_minis(m, OSMP__DOWN, at, r, OSMP__DOWN, s, in + osmp__displ_of(a, r) * e, bytes)))
+                return rc;
+            osmp__trace_copy(t, me, me, bytes);
+        }
+        if (me != root && vector_in_line(B)) {
+            if ((rc = osmp__mb_recv_minis(m, root, OSMP__DOWN, mini + (uint64_t)(me - (me > root)), s, a->out, B)))
+                return rc; /* 2 */
+            osmp__trace_copy(t, root, me, B);
+            osmp__mb_publish(m, OSMP__DOWN, s);
+            return OSMP_OK;
+        }
+    }
     size_t most = B; /* the largest block: the root knows them all, a receiver only its own */
     for (int r = 0; me == root && r < n; r++)
         if (r != root && osmp__count_of(a, r) * e > most) most = osmp__count_of(a, r) * e;
     for (size_t c = 0; c * chunk < most; c++) {
         for (int r = 0; r < n; r++) {
             size_t bytes = (me == root ? osmp__count_of(a, r) : a->count) * e, off = c * chunk;
-            if (r == root || (me != root && me != r) || off >= bytes) continue;
+            if (r == root || (me != root && me != r) || off >= bytes || (a->vector && vector_in_line(bytes))) continue;
             uint64_t s = base + 1 + c * (uint64_t)n + (uint64_t)r;
             int slot = osmp__mb_ring(m, first + c * (uint64_t)n + (uint64_t)r);
             size_t len = bytes - off < chunk ? bytes - off : chunk;
