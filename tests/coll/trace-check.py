@@ -299,6 +299,19 @@ def case_allgatherv_direct(tools):
               c["received"] == [got - (nbytes >> (r % 2)) for r in range(n)], c["received"])
 
 
+def case_alltoallv_slots(tools):
+    # Alltoallv through the slots: each rank stages its blocks for the others and reads its own from theirs,
+    # every block once; blocks between ranks of different parity are half as long, so a pair's chunk count
+    # is its own (512 KiB and 256 KiB blocks in 128 KiB chunks on 2 and 3 ranks).
+    for cores, nbytes in (("0,1", 64), ("0,1", 512 * 1024), ("0,1,2", 100), ("0,1,2", 512 * 1024)):
+        n = len(cores.split(","))
+        c = run_case(tools, OPTERON48, cores, "alltoallv", nbytes)
+        check(f"{n} ranks, alltoallv of {nbytes} B blocks: slots", c["alg"] == "slots", c["alg"])
+        want = [sum(nbytes >> ((w + q) % 2) for w in range(n) if w != q) for q in range(n)]
+        check(f"{n} ranks, alltoallv of {nbytes} B blocks: each rank receives its blocks once", c["received"] == want,
+              c["received"])
+
+
 def case_allreduce_opteron(tools):
     c = run_case(tools, OPTERON48, CROSS48, "allreduce", MIB)
     check("1 MiB allreduce moves at most 16 MiB across packages", c["cross"]["package"] <= 16 * MIB,
@@ -377,6 +390,7 @@ CASES = {
     "pair-far": case_pair_far,
     "alltoall-direct": case_alltoall_direct,
     "allgatherv-direct": case_allgatherv_direct,
+    "alltoallv-slots": case_alltoallv_slots,
     "allreduce-opteron48": case_allreduce_opteron,
     "gather-opteron48": case_gather_opteron,
 }

@@ -7,7 +7,8 @@
  *
  * OPS: a comma-separated list of bcast reduce allreduce gather scatter
  * allgather alltoall reduce_scatter_block, or "all"; also allgatherv (odd
- * ranks' blocks BYTES / 2). ROOT: a rank, or "ends" for
+ * ranks' blocks BYTES / 2) and alltoallv (blocks between ranks of different
+ * parity BYTES / 2). ROOT: a rank, or "ends" for
  * roots 0, n-1 and n/2 of each rooted operation in turn. Reductions sum doubles
  * (BYTES / 8 of them) holding small integers, so every order of summation gives
  * the same exact result. One operation at one root is the team's call 1 (call 0
@@ -97,6 +98,23 @@ static int run_op(osmp_team_t w, const char *op, size_t bytes, int root)
         for (int r = 0; !rc && r < n; r++)
             for (size_t i = 0; i < counts[r]; i++)
                 if (out[displs[r] + i] != byte_of(r, 0, i)) fail(op, displs[r] + i);
+    } else if (!strcmp(op, "alltoallv")) { /* rank w's block for q: BYTES, or half that where w + q is odd */
+        size_t sc[64], sd[64], rc_[64], rd[64], at = 0, rat = 0;
+        if (n > 64) fail("alltoallv of more than 64 ranks", 0);
+        for (int r = 0; r < n; r++) {
+            sc[r] = bytes >> ((me + r) % 2), sd[r] = at, at += sc[r];
+            rc_[r] = bytes >> ((r + me) % 2), rd[r] = rat, rat += rc_[r];
+        }
+        uint8_t *v = malloc(at + 1); /* (not `in`: the other operations' layout) */
+        if (!v) fail("alltoallv's buffer", 0);
+        for (int r = 0; r < n; r++)
+            for (size_t i = 0; i < sc[r]; i++) v[sd[r] + i] = byte_of(me, r, i);
+        memset(out, 0, bytes * nn);
+        rc = osmp_alltoallv(w, v, sc, sd, out, rc_, rd, OSMP_UINT8);
+        for (int r = 0; !rc && r < n; r++)
+            for (size_t i = 0; i < rc_[r]; i++)
+                if (out[rd[r] + i] != byte_of(r, me, i)) fail(op, rd[r] + i);
+        free(v);
     } else if (!strcmp(op, "alltoall")) {
         memset(out, 0, bytes * nn);
         rc = osmp_alltoall(w, in, out, bytes, OSMP_UINT8);

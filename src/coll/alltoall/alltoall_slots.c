@@ -6,9 +6,11 @@
 int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a);
 
 /*
- * Alltoall protocol (through the slots; every block is B bytes, so every rank
- * knows every chunk). Step s = base + 1 + c * n + q names chunk c of the blocks
- * destined to rank q; its slot at each writer is (c * n + q) % depth.
+ * Alltoall(v) protocol (through the slots; a block's two ends know its size,
+ * so they agree on its chunks; alltoall's blocks are all B bytes). Step
+ * s = base + 1 + c * n + q names chunk c of the blocks destined to rank q; its
+ * slot at each writer is (c * n + q) % depth. A pair with no chunk c skips it
+ * at both ends.
  *   for each chunk c:
  *   1. for q != me (s increasing): claim my down slot of s (its last reader has
  *      said it is done), put chunk c of my block for q in it, publish down s;
@@ -26,37 +28,67 @@ int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a);
  * writes (q == me), as a claim at step s waits only for reads of steps s -
  * depth or earlier, which need only writes of those steps.
  */
+/* Bytes of my block for rank q (send) and of rank w's block for me (receive),
+ * and where they lie: alltoallv's own counts, or every block alike. */
+static size_t sent(const struct osmp__args *a, int q)
+{
+    return osmp__count_of(a, q) * a->esize;
+}
+
+static size_t got(const struct osmp__args *a, int w)
+{
+    return (a->counts2 ? a->counts2[w] : a->count) * a->esize;
+}
+
+static size_t got_at(const struct osmp__args *a, int w)
+{
+    return (a->displs2 ? a->displs2[w] : (size_t)w * a->count) * a->esize;
+}
+
 int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a)
 {
     struct osmp__mbox *m = &t->mb;
     int me = t->rank, n = t->size;
-    size_t B = a->count * a->esize, chunk = m->chunk;
+    size_t e = a->esize, chunk = m->chunk, rows = 0;
     const char *in = a->in;
     char *out = a->out;
-    int own = out + (size_t)me * B != in + (size_t)me * B, row = n <= m->depth;
+    /* Alltoallv: both ends of a pair know its block's size, so they agree on
+     * its chunks; a rank runs the rows its own blocks need (the others skip
+     * the pairs it has no chunk in, and step numbers only grow). */
+    for (int q = 0; q < n; q++) {
+        size_t r = (sent(a, q) + chunk - 1) / chunk, g = (got(a, q) + chunk - 1) / chunk;
+        rows = r > rows ? r : rows;
+        rows = g > rows ? g : rows;
+    }
+    if (rows > (OSMP__PHASE_STEPS - 2) / (uint64_t)n) return OSMP_ERR_RANGE;
+    const char *own_in = in + osmp__displ_of(a, me) * e;
+    char *own_out = out + got_at(a, me);
+    int own = sent(a, me) && own_out != own_in, row = n <= m->depth;
     uint64_t base = osmp__phase(t);
-    for (size_t c = 0; c * chunk < B; c++) {
-        size_t off = c * chunk, len = B - off < chunk ? B - off : chunk;
+    for (size_t c = 0; c < rows; c++) {
+        size_t off = c * chunk;
         for (int q = 0; q < n; q++) {
             uint64_t k = c * (uint64_t)n + (uint64_t)q, s = base + 1 + k;
-            if (q != me) { /* 1 */
+            if (q != me && off < sent(a, q)) { /* 1 */
+                size_t len = sent(a, q) - off < chunk ? sent(a, q) - off : chunk;
                 char *dst = osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, k), &q, 1, OSMP__UP, s);
                 if (!dst) return m->failed;
-                osmp__stage(t, dst, in + (size_t)q * B + off, len);
+                osmp__stage(t, dst, in + osmp__displ_of(a, q) * e + off, len);
                 osmp__trace_copy(t, me, me, len);
                 osmp__mb_publish(m, OSMP__DOWN, s);
             }
             if (q != (row ? n - 1 : me)) continue;
             if (own) { /* 2 */
-                memcpy(out + (size_t)me * B, in + (size_t)me * B, B);
-                osmp__trace_copy(t, me, me, B);
+                memcpy(own_out, own_in, sent(a, me));
+                osmp__trace_copy(t, me, me, sent(a, me));
                 own = 0;
             }
             uint64_t mine = c * (uint64_t)n + (uint64_t)me;
             for (int w = 0; w < n; w++) { /* 3 */
-                if (w == me) continue;
+                if (w == me || off >= got(a, w)) continue;
+                size_t len = got(a, w) - off < chunk ? got(a, w) - off : chunk;
                 if (osmp__mb_wait(m, w, OSMP__DOWN, base + 1 + mine)) return m->failed;
-                memcpy(out + (size_t)w * B + off, osmp__mb_slot(m, w, OSMP__DOWN, osmp__mb_ring(m, mine)), len);
+                memcpy(out + got_at(a, w) + off, osmp__mb_slot(m, w, OSMP__DOWN, osmp__mb_ring(m, mine)), len);
                 osmp__trace_copy(t, w, me, len);
             }
             osmp__mb_publish(m, OSMP__UP, base + 1 + mine);

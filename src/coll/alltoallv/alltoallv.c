@@ -2,9 +2,13 @@
 #include "coll/coll.h"
 
 int osmp__alltoall_scatters(osmp__coll_t t, const struct osmp__args *a);
+int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a);
 
 const struct osmp__alg osmp__alltoallv_algs[] = {
     {"scatters", "one scatterv rooted at each rank in turn (alltoall/alltoall_scatters.c)", osmp__alltoall_scatters,
      0, 0, 0},
+    {"slots", "every rank writes its blocks into its slots and reads its own from everyone's at once "
+              "(alltoall/alltoall_slots.c; a block's two ends know its size)",
+     osmp__alltoall_slots, 0, 0, 0},
     {0},
 };
