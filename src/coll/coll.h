@@ -243,6 +243,17 @@ static inline size_t osmp__displ_of(const struct osmp__args *a, int r)
     return a->displs ? a->displs[r] : (size_t)r * a->count;
 }
 
+/* The receive side of alltoall(v): rank r's block for me (counts2/displs2). */
+static inline size_t osmp__count2_of(const struct osmp__args *a, int r)
+{
+    return a->counts2 ? a->counts2[r] : a->count;
+}
+
+static inline size_t osmp__displ2_of(const struct osmp__args *a, int r)
+{
+    return a->displs2 ? a->displs2[r] : (size_t)r * a->count;
+}
+
 typedef int (*osmp__alg_fn)(osmp__coll_t t, const struct osmp__args *a);
 
 /* One algorithm of a collective (its table ends with a NULL name). */

@@ -34,10 +34,9 @@ int osmp__allgather_ring(osmp__coll_t t, const struct osmp__args *a);
 int osmp__allgather_direct(osmp__coll_t t, const struct osmp__args *a)
 {
     size_t e = a->esize, B = a->count * e;
-    int once = a->single_copy;
     for (int r = 0; a->counts && r < t->size; r++)
-        B = a->counts[r] * e > B ? a->counts[r] * e : B;
-    if (a->counts) once = osmp__copy_once(a, B); /* (not my block's a->single_copy: the same on every rank) */
+        if (a->counts[r] * e > B) B = a->counts[r] * e;
+    int once = a->counts ? osmp__copy_once(a, B) : a->single_copy; /* (allgatherv: not my block's, as every rank) */
     if (once || (B > t->mb.chunk && a->counts)) return osmp__trace_handover(t, "ring"), osmp__allgather_ring(t, a);
     if (B > t->mb.chunk) return osmp__trace_handover(t, "gather_bcast"), osmp__allgather_gather_bcast(t, a);
     struct osmp__direct x;

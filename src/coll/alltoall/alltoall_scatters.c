@@ -12,8 +12,8 @@ int osmp__alltoall_scatters(osmp__coll_t t, const struct osmp__args *a)
     for (int r = 0; r < t->size && !t->mb.failed; r++) {
         struct osmp__args s = *a;
         s.root = r;
-        s.count = a->counts2 ? a->counts2[r] : a->count;
-        s.out = (char *)a->out + (a->displs2 ? a->displs2[r] : (size_t)r * a->count) * a->esize;
+        s.count = osmp__count2_of(a, r);
+        s.out = (char *)a->out + osmp__displ2_of(a, r) * a->esize;
         s.counts2 = s.displs2 = NULL;
         int rr = osmp__scatter_direct(t, &s);
         if (rr) rc = rr;

@@ -28,23 +28,6 @@ int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a);
  * writes (q == me), as a claim at step s waits only for reads of steps s -
  * depth or earlier, which need only writes of those steps.
  */
-/* Bytes of my block for rank q (send) and of rank w's block for me (receive),
- * and where they lie: alltoallv's own counts, or every block alike. */
-static size_t sent(const struct osmp__args *a, int q)
-{
-    return osmp__count_of(a, q) * a->esize;
-}
-
-static size_t got(const struct osmp__args *a, int w)
-{
-    return (a->counts2 ? a->counts2[w] : a->count) * a->esize;
-}
-
-static size_t got_at(const struct osmp__args *a, int w)
-{
-    return (a->displs2 ? a->displs2[w] : (size_t)w * a->count) * a->esize;
-}
-
 int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a)
 {
     struct osmp__mbox *m = &t->mb;
@@ -56,21 +39,22 @@ int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a)
      * its chunks; a rank runs the rows its own blocks need (the others skip
      * the pairs it has no chunk in, and step numbers only grow). */
     for (int q = 0; q < n; q++) {
-        size_t r = (sent(a, q) + chunk - 1) / chunk, g = (got(a, q) + chunk - 1) / chunk;
-        rows = r > rows ? r : rows;
-        rows = g > rows ? g : rows;
+        size_t most = osmp__count_of(a, q) > osmp__count2_of(a, q) ? osmp__count_of(a, q) : osmp__count2_of(a, q);
+        if ((most * e + chunk - 1) / chunk > rows) rows = (most * e + chunk - 1) / chunk;
     }
     if (rows > (OSMP__PHASE_STEPS - 2) / (uint64_t)n) return OSMP_ERR_RANGE;
     const char *own_in = in + osmp__displ_of(a, me) * e;
-    char *own_out = out + got_at(a, me);
-    int own = sent(a, me) && own_out != own_in, row = n <= m->depth;
+    char *own_out = out + osmp__displ2_of(a, me) * e;
+    size_t own_bytes = osmp__count_of(a, me) * e;
+    int own = own_bytes && own_out != own_in, row = n <= m->depth;
     uint64_t base = osmp__phase(t);
     for (size_t c = 0; c < rows; c++) {
         size_t off = c * chunk;
         for (int q = 0; q < n; q++) {
             uint64_t k = c * (uint64_t)n + (uint64_t)q, s = base + 1 + k;
-            if (q != me && off < sent(a, q)) { /* 1 */
-                size_t len = sent(a, q) - off < chunk ? sent(a, q) - off : chunk;
+            size_t sb = osmp__count_of(a, q) * e;
+            if (q != me && off < sb) { /* 1 */
+                size_t len = sb - off < chunk ? sb - off : chunk;
                 char *dst = osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, k), &q, 1, OSMP__UP, s);
                 if (!dst) return m->failed;
                 osmp__stage(t, dst, in + osmp__displ_of(a, q) * e + off, len);
@@ -79,16 +63,18 @@ int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a)
             }
             if (q != (row ? n - 1 : me)) continue;
             if (own) { /* 2 */
-                memcpy(own_out, own_in, sent(a, me));
-                osmp__trace_copy(t, me, me, sent(a, me));
+                memcpy(own_out, own_in, own_bytes);
+                osmp__trace_copy(t, me, me, own_bytes);
                 own = 0;
             }
             uint64_t mine = c * (uint64_t)n + (uint64_t)me;
             for (int w = 0; w < n; w++) { /* 3 */
-                if (w == me || off >= got(a, w)) continue;
-                size_t len = got(a, w) - off < chunk ? got(a, w) - off : chunk;
+                size_t gb = osmp__count2_of(a, w) * e;
+                if (w == me || off >= gb) continue;
+                size_t len = gb - off < chunk ? gb - off : chunk;
                 if (osmp__mb_wait(m, w, OSMP__DOWN, base + 1 + mine)) return m->failed;
-                memcpy(out + got_at(a, w) + off, osmp__mb_slot(m, w, OSMP__DOWN, osmp__mb_ring(m, mine)), len);
+                const char *src = osmp__mb_slot(m, w, OSMP__DOWN, osmp__mb_ring(m, mine));
+                memcpy(out + osmp__displ2_of(a, w) * e + off, src, len);
                 osmp__trace_copy(t, w, me, len);
             }
             osmp__mb_publish(m, OSMP__UP, base + 1 + mine);
