@@ -99,15 +99,15 @@ static const struct {
     /* The vector variants: one algorithm for every size (ranks see different
      * counts, so a row by size could split the team between algorithms; an
      * algorithm that sees every count may choose by them inside: allgatherv's
-     * direct exchange takes the ring beyond a slot; alltoallv's slots need
-     * only the sizes both ends of a block know). Reduce_scatter takes its
+     * direct exchange takes the ring beyond a slot; alltoallv's pairs choose
+     * by the sizes both ends of a block know). Reduce_scatter takes its
      * ring at every size: n-1 hops in all, where n reduces one after another
      * cost a tree's depth each, and every rank combines a block at every step. */
     {OSMP_COLL_GATHERV, ANY_SIZE, ANY_SHAPE, "direct", 0},
     {OSMP_COLL_SCATTERV, ANY_SIZE, ANY_SHAPE, "direct", 0},
     {OSMP_COLL_ALLGATHERV, ANY_SIZE, FLAT_SMALL, "direct", 0},
     {OSMP_COLL_ALLGATHERV, ANY_SIZE, ANY_SHAPE, "gatherv_bcast", 0},
-    {OSMP_COLL_ALLTOALLV, ANY_SIZE, ANY_SHAPE, "slots", 0},
+    {OSMP_COLL_ALLTOALLV, ANY_SIZE, ANY_SHAPE, "direct", 0},
     {OSMP_COLL_REDUCE_SCATTER, ANY_SIZE, ANY_SHAPE, "ring", 0},
     {OSMP_COLL_SCAN, ANY_SIZE, ANY_SHAPE, "chain", 0},
     {OSMP_COLL_EXSCAN, ANY_SIZE, ANY_SHAPE, "chain", 0},

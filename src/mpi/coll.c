@@ -241,8 +241,9 @@ static int rooted_v(osmp_coll_t c, const void *sendbuf, int scount, const int *s
     if (!s || root < 0 || root >= s->size) return USE_MPI;
     int gather = c == OSMP_COLL_GATHERV, at_root = s->rank == root;
     int in_pl = at_root && (gather ? sendbuf : recvbuf) == MPI_IN_PLACE;
-    struct osmp__mpi_vview vec = {gather ? recvbuf : sendbuf, gather ? rcounts : scounts, gather ? rdispls : sdispls,
-                                  gather ? rdt : sdt, 0, NULL, NULL, NULL, 0};
+    struct osmp__mpi_vview vec;
+    osmp__mpi_vinit(&vec, gather ? recvbuf : sendbuf, gather ? rcounts : scounts, gather ? rdispls : sdispls,
+                    gather ? rdt : sdt);
     /* My own block, unless in place at the root. */
     const void *obuf = gather ? sendbuf : recvbuf;
     int ocount = gather ? scount : rcount;
@@ -288,7 +289,8 @@ OSMP_MPI_ENTRY(int, MPI_Allgatherv)(const void *sendbuf, int scount, MPI_Datatyp
     struct osmp__mpi_comm *s = vector_state(comm, OSMP_COLL_ALLGATHERV);
     if (!s) return PMPI_Allgatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, comm);
     int in_pl = sendbuf == MPI_IN_PLACE;
-    struct osmp__mpi_vview vec = {recvbuf, rcounts, displs, rdt, 0, NULL, NULL, NULL, 0};
+    struct osmp__mpi_vview vec;
+    osmp__mpi_vinit(&vec, recvbuf, rcounts, displs, rdt);
     long sbytes = in_pl ? 0 : osmp__mpi_bytes(sdt, scount);
     void *own = NULL;
     int rc = sbytes < 0 ? OSMP_ERR_INVALID_ARG : OSMP_OK;
@@ -309,8 +311,9 @@ OSMP_MPI_ENTRY(int, MPI_Alltoallv)(const void *sendbuf, const int *scounts, cons
     struct osmp__mpi_comm *s = vector_state(comm, OSMP_COLL_ALLTOALLV);
     if (!s) return PMPI_Alltoallv(sendbuf, scounts, sdispls, sdt, recvbuf, rcounts, rdispls, rdt, comm);
     int in_pl = sendbuf == MPI_IN_PLACE;
-    struct osmp__mpi_vview in = {sendbuf, scounts, sdispls, sdt, 0, NULL, NULL, NULL, 0};
-    struct osmp__mpi_vview out = {recvbuf, rcounts, rdispls, rdt, 0, NULL, NULL, NULL, 0};
+    struct osmp__mpi_vview in, out;
+    osmp__mpi_vinit(&in, sendbuf, scounts, sdispls, sdt);
+    osmp__mpi_vinit(&out, recvbuf, rcounts, rdispls, rdt);
     int rc = in_pl ? OSMP_OK : osmp__mpi_vopen(&in, s->size, 1, comm);
     if (!rc) rc = osmp__mpi_vopen(&out, s->size, in_pl, comm);
     if (!rc)

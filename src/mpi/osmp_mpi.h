@@ -261,6 +261,7 @@ static inline void osmp__mpi_unview(void *v, void *buf, int count, MPI_Datatype 
  * buf + displs[r] * extent, as OSMP byte counts bc and displacements bd over a
  * contiguous view v: the buffer itself for a plain datatype with displacements
  * >= 0, else a packed copy (blocks end to end). */
+#define OSMP__MPI_VIEW_INLINE 32 /* ranks whose byte counts and offsets a view holds in itself (no malloc) */
 struct osmp__mpi_vview {
     const void *buf;
     const int *counts, *displs;
@@ -269,7 +270,22 @@ struct osmp__mpi_vview {
     size_t *bc, *bd;
     void *v;
     size_t packed; /* bytes of the packed copy */
+    size_t inline_bc[2 * OSMP__MPI_VIEW_INLINE];
 };
+/* A view of these blocks, not open yet (its inline room left as it is: no
+ * memset of it per call, as an initializer would make). */
+static inline void osmp__mpi_vinit(struct osmp__mpi_vview *x, const void *buf, const int *counts, const int *displs,
+                                   MPI_Datatype dt)
+{
+    x->buf = buf;
+    x->counts = counts;
+    x->displs = displs;
+    x->dt = dt;
+    x->extent = 0;
+    x->bc = x->bd = NULL;
+    x->v = NULL;
+    x->packed = 0;
+}
 /* Fill the byte counts and the view, packing the blocks into it if `pack`.
  * OSMP_OK or a negative status; close it in any case. */
 int osmp__mpi_vopen(struct osmp__mpi_vview *x, int n, int pack, MPI_Comm comm);

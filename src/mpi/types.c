@@ -217,11 +217,12 @@ int osmp__mpi_vopen(struct osmp__mpi_vview *x, int n, int pack_it, MPI_Comm comm
     int size = osmp__mpi_plain_size(x->dt), plain = size > 0;
     MPI_Aint lb;
     x->v = NULL;
-    x->bc = malloc(2 * sizeof(size_t) * (size_t)n);
+    x->bc = n <= OSMP__MPI_VIEW_INLINE ? x->inline_bc : malloc(2 * sizeof(size_t) * (size_t)n);
     if (!x->bc) return OSMP_ERR_NO_MEMORY;
     x->bd = x->bc + n;
-    if ((!plain && PMPI_Type_size(x->dt, &size) != MPI_SUCCESS) ||
-        PMPI_Type_get_extent(x->dt, &lb, &x->extent) != MPI_SUCCESS)
+    x->extent = size; /* a plain type's extent is its size */
+    if (!plain && (PMPI_Type_size(x->dt, &size) != MPI_SUCCESS ||
+                   PMPI_Type_get_extent(x->dt, &lb, &x->extent) != MPI_SUCCESS))
         return OSMP_ERR_INVALID_ARG;
     size_t total = 0;
     for (int r = 0; r < n; r++) {
@@ -254,5 +255,5 @@ void osmp__mpi_vclose(struct osmp__mpi_vview *x, int n, int unpack, MPI_Comm com
             PMPI_Unpack(x->v, (int)x->packed, &pos, (void *)(uintptr_t)block_at(x, r), x->counts[r], x->dt, comm);
     }
     if (x->v != x->buf) free(x->v);
-    free(x->bc);
+    if (x->bc != x->inline_bc) free(x->bc);
 }

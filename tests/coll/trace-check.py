@@ -299,17 +299,34 @@ def case_allgatherv_direct(tools):
               c["received"] == [got - (nbytes >> (r % 2)) for r in range(n)], c["received"])
 
 
-def case_alltoallv_slots(tools):
-    # Alltoallv through the slots: each rank stages its blocks for the others and reads its own from theirs,
-    # every block once; blocks between ranks of different parity are half as long, so a pair's chunk count
-    # is its own (512 KiB and 256 KiB blocks in 128 KiB chunks on 2 and 3 ranks).
-    for cores, nbytes in (("0,1", 64), ("0,1", 512 * 1024), ("0,1,2", 100), ("0,1,2", 512 * 1024)):
+def case_alltoallv_direct(tools):
+    # Alltoallv direct: each pair takes the path its block's size says (both ends know it): in the sender's
+    # line up to 48 / (n - 1) bytes, copied once from the sender's buffer from the single-copy threshold (no
+    # staging at the sender), through the slots between (staged by the sender). Blocks between ranks of
+    # different parity are half as long, so one call mixes paths. What the trace shows: every block received
+    # once, and each sender's own copies (its own block, plus every block it staged: line or slots, not one
+    # copied once), which tells a pair copied once from one staged. Line from slots: results and timing only.
+    # 2 ranks: near pair (OSMP_PAIR_LATENCY=0), exchanges copied once from 1 MiB (4 MiB / n^2).
+    for cores, nbytes, cmin in (("0,1", 64, MIB), ("0,1", 2 * MIB, MIB), ("0,1,2", 100, None),
+                                ("0,1,2", 2 * MIB, 3 * MIB // 2)):
         n = len(cores.split(","))
-        c = run_case(tools, OPTERON48, cores, "alltoallv", nbytes)
-        check(f"{n} ranks, alltoallv of {nbytes} B blocks: slots", c["alg"] == "slots", c["alg"])
-        want = [sum(nbytes >> ((w + q) % 2) for w in range(n) if w != q) for q in range(n)]
+        part = 48 // (n - 1)
+        env = {"OSMP_SINGLE_COPY_MIN": str(cmin)} if cmin and n > 2 else None
+        c = run_case(tools, OPTERON48, cores, "alltoallv", nbytes, env=env)
+        check(f"{n} ranks, alltoallv of {nbytes} B blocks: direct", c["alg"] == "direct", c["alg"])
+
+        def blk(w, q):
+            return nbytes >> ((w + q) % 2)
+
+        def staged(b):
+            return b <= part or cmin is None or b < cmin
+
+        want = [sum(blk(w, q) for w in range(n) if w != q) for q in range(n)]
         check(f"{n} ranks, alltoallv of {nbytes} B blocks: each rank receives its blocks once", c["received"] == want,
               c["received"])
+        own = [blk(w, w) + sum(blk(w, q) for q in range(n) if q != w and staged(blk(w, q))) for w in range(n)]
+        paths = f"blocks from {cmin} B copied once, the others staged" if cmin else "every block staged"
+        check(f"{n} ranks, alltoallv of {nbytes} B blocks: {paths}", c["own"] == own, c["own"])
 
 
 def case_allreduce_opteron(tools):
@@ -390,7 +407,7 @@ CASES = {
     "pair-far": case_pair_far,
     "alltoall-direct": case_alltoall_direct,
     "allgatherv-direct": case_allgatherv_direct,
-    "alltoallv-slots": case_alltoallv_slots,
+    "alltoallv-direct": case_alltoallv_direct,
     "allreduce-opteron48": case_allreduce_opteron,
     "gather-opteron48": case_gather_opteron,
 }

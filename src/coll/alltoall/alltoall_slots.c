@@ -5,12 +5,24 @@
 
 int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a);
 
+/* Bytes of my block for (from) rank q that go through the slots: all of them
+ * here; with part > 0 (alltoallv direct) those osmp__pair_path sends this way,
+ * never my own block (its caller copies it). */
+static size_t slot_bytes(const struct osmp__args *a, size_t part, size_t bytes, int q, int me)
+{
+    if (!part) return bytes;
+    return q != me && osmp__pair_path(a, part, bytes) == OSMP__PAIR_SLOTS ? bytes : 0;
+}
+
 /*
  * Alltoall(v) protocol (through the slots; a block's two ends know its size,
  * so they agree on its chunks; alltoall's blocks are all B bytes). Step
  * s = base + 1 + c * n + q names chunk c of the blocks destined to rank q; its
- * slot at each writer is (c * n + q) % depth. A pair with no chunk c skips it
- * at both ends.
+ * slot at each writer is (first + c * n + q) % depth, where the call takes n
+ * ring slots (osmp__slots_take) from first: calls start at different slots,
+ * so a writer back to back seldom waits for the reader of its last call's
+ * block (the same slot each call did: 2 ranks, 256 B-4 KiB, bench/ab). A pair
+ * with no chunk c skips it at both ends.
  *   for each chunk c:
  *   1. for q != me (s increasing): claim my down slot of s (its last reader has
  *      said it is done), put chunk c of my block for q in it, publish down s;
@@ -30,6 +42,13 @@ int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a);
  */
 int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a)
 {
+    uint64_t first = osmp__slots_take(t, (uint64_t)t->size);
+    return osmp__alltoall_rows(t, a, osmp__phase(t), first, 0, NULL);
+}
+
+int osmp__alltoall_rows(osmp__coll_t t, const struct osmp__args *a, uint64_t base, uint64_t first, size_t part,
+                        unsigned *published)
+{
     struct osmp__mbox *m = &t->mb;
     int me = t->rank, n = t->size;
     size_t e = a->esize, chunk = m->chunk, rows = 0;
@@ -39,27 +58,29 @@ int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a)
      * its chunks; a rank runs the rows its own blocks need (the others skip
      * the pairs it has no chunk in, and step numbers only grow). */
     for (int q = 0; q < n; q++) {
-        size_t most = osmp__count_of(a, q) > osmp__count2_of(a, q) ? osmp__count_of(a, q) : osmp__count2_of(a, q);
-        if ((most * e + chunk - 1) / chunk > rows) rows = (most * e + chunk - 1) / chunk;
+        size_t sb = slot_bytes(a, part, osmp__count_of(a, q) * e, q, me);
+        size_t gb = slot_bytes(a, part, osmp__count2_of(a, q) * e, q, me);
+        size_t most = sb > gb ? sb : gb;
+        if ((most + chunk - 1) / chunk > rows) rows = (most + chunk - 1) / chunk;
     }
-    if (rows > (OSMP__PHASE_STEPS - 2) / (uint64_t)n) return OSMP_ERR_RANGE;
+    if (rows > (OSMP__PHASE_STEPS - 4) / (uint64_t)n) return OSMP_ERR_RANGE;
     const char *own_in = in + osmp__displ_of(a, me) * e;
     char *own_out = out + osmp__displ2_of(a, me) * e;
     size_t own_bytes = osmp__count_of(a, me) * e;
-    int own = own_bytes && own_out != own_in, row = n <= m->depth;
-    uint64_t base = osmp__phase(t);
+    int own = !part && own_bytes && own_out != own_in, row = n <= m->depth;
     for (size_t c = 0; c < rows; c++) {
         size_t off = c * chunk;
         for (int q = 0; q < n; q++) {
             uint64_t k = c * (uint64_t)n + (uint64_t)q, s = base + 1 + k;
-            size_t sb = osmp__count_of(a, q) * e;
+            size_t sb = slot_bytes(a, part, osmp__count_of(a, q) * e, q, me);
             if (q != me && off < sb) { /* 1 */
                 size_t len = sb - off < chunk ? sb - off : chunk;
-                char *dst = osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, k), &q, 1, OSMP__UP, s);
+                char *dst = osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, first + k), &q, 1, OSMP__UP, s);
                 if (!dst) return m->failed;
                 osmp__stage(t, dst, in + osmp__displ_of(a, q) * e + off, len);
                 osmp__trace_copy(t, me, me, len);
                 osmp__mb_publish(m, OSMP__DOWN, s);
+                if (published) *published |= 1u << OSMP__DOWN;
             }
             if (q != (row ? n - 1 : me)) continue;
             if (own) { /* 2 */
@@ -69,15 +90,16 @@ int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a)
             }
             uint64_t mine = c * (uint64_t)n + (uint64_t)me;
             for (int w = 0; w < n; w++) { /* 3 */
-                size_t gb = osmp__count2_of(a, w) * e;
+                size_t gb = slot_bytes(a, part, osmp__count2_of(a, w) * e, w, me);
                 if (w == me || off >= gb) continue;
                 size_t len = gb - off < chunk ? gb - off : chunk;
                 if (osmp__mb_wait(m, w, OSMP__DOWN, base + 1 + mine)) return m->failed;
-                const char *src = osmp__mb_slot(m, w, OSMP__DOWN, osmp__mb_ring(m, mine));
+                const char *src = osmp__mb_slot(m, w, OSMP__DOWN, osmp__mb_ring(m, first + mine));
                 memcpy(out + osmp__displ2_of(a, w) * e + off, src, len);
                 osmp__trace_copy(t, w, me, len);
             }
             osmp__mb_publish(m, OSMP__UP, base + 1 + mine);
+            if (published) *published |= 1u << OSMP__UP;
         }
     }
     return OSMP_OK;
