@@ -447,6 +447,7 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, osmp_topo_
     }
     c->peers = t->peers;
     c->step = r0->step_start;
+    c->far_pair = far;
     c->mb.stream_min = r0->stream_min >= 0 ? (size_t)r0->stream_min
                        : r0->stream_min == -1 && far && OSMP__HAVE_STREAM ? (size_t)OSMP__STREAM_MIN_FAR
                                                       : SIZE_MAX;

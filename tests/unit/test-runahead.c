@@ -120,21 +120,25 @@ static void *direct_participant(void *arg)
     struct osmp__chan *mine[2] = {osmp__mb_chan(&c->mb, index, OSMP__UP), osmp__mb_chan(&c->mb, index, OSMP__DOWN)};
     for (int k = 0; k < 6; k++) {
         int64_t v = index + k, sum = -1;
+        uint64_t calls = c->direct_calls;
         CHECK_INT(osmp_allreduce(team, &v, &sum, 1, OSMP_INT64, OSMP_SUM), OSMP_OK);
         CHECK_INT(sum, 1 + 2 * k);
-        int d = k % 2; /* call k wrote line d and published its step there */
+        int d = (int)(calls & 1); /* the call wrote line d and published its step there */
+        CHECK(c->direct_calls == calls + 1);
         CHECK_INT(c->owed, 1);
         CHECK_INT(c->owed_dir, 1 - d);
         CHECK(osmp__load_acquire(&mine[d]->seq) == c->owed_step - 1);
         CHECK_INT(memcmp(mine[d]->inline_data, &v, sizeof(v)), 0);
-        if (k == 2) { /* another collective first publishes what is owed (DOWN), */
-            uint64_t owed = c->owed_step;
+        if (k == 2) { /* another collective makes what is owed (DOWN): first, or the direct barrier by its own */
+            uint64_t owed = c->owed_step, before = c->direct_calls; /* step there (its line alternates with theirs) */
+            int direct = strcmp(c->choice[OSMP_COLL_BARRIER][OSMP__SIZE_INLINE][0].alg->name, "direct") == 0;
+            CHECK_INT(c->owed_dir, OSMP__DOWN);
             CHECK_INT(osmp_barrier(team), OSMP_OK);
             CHECK_INT(c->owed, 0);
-            if (strcmp(c->choice[OSMP_COLL_BARRIER][OSMP__SIZE_INLINE][0].alg->name, "direct") == 0)
-                CHECK(osmp__load_acquire(&mine[OSMP__DOWN]->seq) == owed); /* which the direct barrier does not use */
-            else
-                CHECK(osmp__load_acquire(&mine[OSMP__DOWN]->seq) - owed < OSMP__PHASE_STEPS);
+            uint64_t down = osmp__load_acquire(&mine[OSMP__DOWN]->seq);
+            CHECK(down >= owed && down - owed < OSMP__PHASE_STEPS);
+            CHECK(c->direct_calls == before + (uint64_t)direct);
+            if (direct) CHECK(down > owed);
         }
     }
     /* Allgather and alltoall take part in the same exchange: the next line,

@@ -15,15 +15,6 @@
 int osmp__alltoallv_direct(osmp__coll_t t, const struct osmp__args *a);
 int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a);
 
-/* The "done reading" the last direct call owes (osmp__owe), made unless a
- * publication of this call on its counter (bit dir of published) implied it. */
-static void settle_owed(osmp__coll_t t, unsigned published)
-{
-    if (!t->owed) return;
-    t->owed = 0;
-    if (!(published >> t->owed_dir & 1)) osmp__mb_publish(&t->mb, t->owed_dir, t->owed_step);
-}
-
 /*
  * Direct alltoallv protocol. My mailbox line has part = OSMP_INLINE_MAX / (n -
  * 1) bytes for each other rank q, at (q - (q > me)) * part; osmp__pair_path
@@ -89,7 +80,7 @@ int osmp__alltoallv_direct(osmp__coll_t t, const struct osmp__args *a)
     uint64_t base = osmp__phase_only(t), s = base + OSMP__PHASE_STEPS - 2,
              first = osmp__slots_take(t, (uint64_t)n);
     unsigned published = 0;
-    if (rows) settle_owed(t, 0);
+    if (rows) osmp__settle_owed(t, 0);
     if (rows && (rc = osmp__alltoall_rows(t, a, base, first, part, &published))) /* 1 */
         return rc;
     if (nreaders) { /* 2 */
@@ -110,7 +101,7 @@ int osmp__alltoallv_direct(osmp__coll_t t, const struct osmp__args *a)
         osmp__mb_publish(m, d, s);
         published |= 1u << d;
     }
-    settle_owed(t, published);
+    osmp__settle_owed(t, published);
     size_t own = osmp__count_of(a, me) * e;
     char *own_out = out + osmp__displ2_of(a, me) * e;
     const char *own_in = in + osmp__displ_of(a, me) * e;
