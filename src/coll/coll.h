@@ -125,9 +125,6 @@ struct osmp__coll {
     int narr;
     int *ring; /* the distance-aware ring (plan/graph.c) from rank 0, built on first use */
     size_t *displs; /* [size] block displacements for reduce_scatter's ring (its calls give counts only) */
-    /* [4 * size] alltoallv direct: per line, two lists of the ranks that read it
-     * (its claim's consumers, kept until the line's next claim), built on first use. */
-    int *line_readers;
     struct osmp__trace *trace; /* OSMP_TRACE (coll/trace.h), NULL when off */
     struct osmp__slicing *slicing[2]; /* sliced reductions: [0] one group, [1] the plan's levels; built on first use */
 };
@@ -323,25 +320,34 @@ static inline int osmp__copy_once(const struct osmp__args *a, size_t bytes)
 }
 
 /* Alltoallv's paths (alltoallv/alltoallv_direct.c): a block between two ranks
- * goes the way its size says, which both ends know. With `part` bytes of the
- * sender's mailbox line per receiver (0: every block through the slots): in
- * the line up to part bytes; copied once from the sender's buffer, its address
- * in the line, where osmp__copy_once says and an address fits the part; else
- * through the slots (alltoall/alltoall_slots.c's rows). */
-enum { OSMP__PAIR_NONE, OSMP__PAIR_LINE, OSMP__PAIR_ONCE, OSMP__PAIR_SLOTS };
-static inline int osmp__pair_path(const struct osmp__args *a, size_t part, size_t bytes)
+ * goes the way its size says, which both ends know. The sender's mailbox line
+ * has `part` bytes for each receiver, its slot of the call `spart`: up to part
+ * bytes in the line; copied once from the sender's buffer, its address in the
+ * line, where osmp__copy_once says and an address fits the part; up to spart
+ * bytes in the slot; else through the slots' rows (alltoall/alltoall_slots.c). */
+enum { OSMP__PAIR_NONE, OSMP__PAIR_LINE, OSMP__PAIR_ONCE, OSMP__PAIR_PART, OSMP__PAIR_ROWS };
+static inline int osmp__pair_path(const struct osmp__args *a, size_t part, size_t spart, size_t bytes)
 {
     if (!bytes) return OSMP__PAIR_NONE;
     if (bytes <= part) return OSMP__PAIR_LINE;
     if (part >= sizeof(uint64_t) && osmp__copy_once(a, bytes)) return OSMP__PAIR_ONCE;
-    return OSMP__PAIR_SLOTS;
+    return bytes <= spart ? OSMP__PAIR_PART : OSMP__PAIR_ROWS;
+}
+/* The two parts' sizes on this team (0: alltoallv direct does not run). */
+static inline size_t osmp__pair_part(osmp__coll_t t)
+{
+    return t->size >= 2 && (size_t)(t->size - 1) <= OSMP_INLINE_MAX ? OSMP_INLINE_MAX / (size_t)(t->size - 1) : 0;
+}
+static inline size_t osmp__pair_spart(osmp__coll_t t)
+{
+    return t->size >= 2 ? t->mb.chunk / (size_t)(t->size - 1) : 0;
 }
 /* Alltoall(v) through the slots from step base + 1 and ring slot first (the
- * first of the n the call took: alltoall_slots.c): with part > 0 only the
- * blocks osmp__pair_path sends through the slots, and not my own block; steps
- * stay below base + OSMP__PHASE_STEPS - 2. Bit dir of *published (if not NULL)
- * is set when it publishes on direction dir. */
-int osmp__alltoall_rows(osmp__coll_t t, const struct osmp__args *a, uint64_t base, uint64_t first, size_t part,
+ * first of the n the call took: alltoall_slots.c): with `direct` only the
+ * blocks osmp__pair_path sends through the rows, and not my own block; steps
+ * stay below base + OSMP__PHASE_STEPS - 2. Bit dir of *published (if not
+ * NULL) is set when it publishes on direction dir. */
+int osmp__alltoall_rows(osmp__coll_t t, const struct osmp__args *a, uint64_t base, uint64_t first, int direct,
                         unsigned *published);
 
 /* A team is flat when its plan is one group. */
@@ -359,7 +365,7 @@ const int *osmp__ring_get(osmp__coll_t t);
 /* Room for one displacement per rank, allocated on first use (before the
  * caller's first step, as the ring); NULL on no memory. */
 size_t *osmp__displs_get(osmp__coll_t t);
-/* Frees the trees, the ring, the displacements and the line readers. */
+/* Frees the trees, the ring and the displacements. */
 void osmp__trees_free(osmp__coll_t t);
 
 /* Algorithms that other collectives compose (each in its own <op>_<alg>.c). */

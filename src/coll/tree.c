@@ -225,8 +225,6 @@ void osmp__trees_free(osmp__coll_t t)
     t->ring = NULL;
     free(t->displs);
     t->displs = NULL;
-    free(t->line_readers);
-    t->line_readers = NULL;
 }
 
 /* ---------------------------------------------------------------- passes */

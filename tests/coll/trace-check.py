@@ -301,11 +301,13 @@ def case_allgatherv_direct(tools):
 
 def case_alltoallv_direct(tools):
     # Alltoallv direct: each pair takes the path its block's size says (both ends know it): in the sender's
-    # line up to 48 / (n - 1) bytes, copied once from the sender's buffer from the single-copy threshold (no
-    # staging at the sender), through the slots between (staged by the sender). Blocks between ranks of
-    # different parity are half as long, so one call mixes paths. What the trace shows: every block received
-    # once, and each sender's own copies (its own block, plus every block it staged: line or slots, not one
-    # copied once), which tells a pair copied once from one staged. Line from slots: results and timing only.
+    # line up to 48 / (n - 1) bytes, in its slot of the call up to chunk / (n - 1), copied once from the
+    # sender's buffer from the single-copy threshold (no staging at the sender), through the slots' rows beyond
+    # (staged by the sender). Blocks between ranks of different parity are half as long, so one call mixes
+    # paths: 64 B on 2 ranks rides in lines, 100 B on 3 in slot parts, 1 MiB on 3 in rows. What the trace
+    # shows: every block received once, and each sender's own copies (its own block, plus every block it
+    # staged: line, slot or rows, not one copied once), which tells a pair copied once from one staged. Line,
+    # slot part and rows apart: results and timing only.
     # 2 ranks: near pair (OSMP_PAIR_LATENCY=0), exchanges copied once from 1 MiB (4 MiB / n^2).
     for cores, nbytes, cmin in (("0,1", 64, MIB), ("0,1", 2 * MIB, MIB), ("0,1,2", 100, None),
                                 ("0,1,2", 2 * MIB, 3 * MIB // 2)):

@@ -129,9 +129,10 @@ static void *direct_participant(void *arg)
         CHECK_INT(c->owed_dir, 1 - d);
         CHECK(osmp__load_acquire(&mine[d]->seq) == c->owed_step - 1);
         CHECK_INT(memcmp(mine[d]->inline_data, &v, sizeof(v)), 0);
-        if (k == 2) { /* another collective makes what is owed (DOWN): first, or the direct barrier by its own */
-            uint64_t owed = c->owed_step, before = c->direct_calls; /* step there (its line alternates with theirs) */
-            int direct = strcmp(c->choice[OSMP_COLL_BARRIER][OSMP__SIZE_INLINE][0].alg->name, "direct") == 0;
+        if (k == 2) { /* another collective makes what is owed (DOWN): first, or the direct barrier of a far */
+            uint64_t owed = c->owed_step, before = c->direct_calls; /* pair by its own step (its line alternates) */
+            int direct = strcmp(c->choice[OSMP_COLL_BARRIER][OSMP__SIZE_INLINE][0].alg->name, "direct") == 0 &&
+                         c->far_pair;
             CHECK_INT(c->owed_dir, OSMP__DOWN);
             CHECK_INT(osmp_barrier(team), OSMP_OK);
             CHECK_INT(c->owed, 0);

@@ -5,13 +5,13 @@
 
 int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a);
 
-/* Bytes of my block for (from) rank q that go through the slots: all of them
- * here; with part > 0 (alltoallv direct) those osmp__pair_path sends this way,
+/* Bytes of my block for (from) rank q that go through the rows: all of them
+ * here; in alltoallv direct (part > 0) those osmp__pair_path sends this way,
  * never my own block (its caller copies it). */
-static size_t slot_bytes(const struct osmp__args *a, size_t part, size_t bytes, int q, int me)
+static size_t slot_bytes(const struct osmp__args *a, size_t part, size_t spart, size_t bytes, int q, int me)
 {
     if (!part) return bytes;
-    return q != me && osmp__pair_path(a, part, bytes) == OSMP__PAIR_SLOTS ? bytes : 0;
+    return q != me && osmp__pair_path(a, part, spart, bytes) == OSMP__PAIR_ROWS ? bytes : 0;
 }
 
 /*
@@ -46,20 +46,21 @@ int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a)
     return osmp__alltoall_rows(t, a, osmp__phase(t), first, 0, NULL);
 }
 
-int osmp__alltoall_rows(osmp__coll_t t, const struct osmp__args *a, uint64_t base, uint64_t first, size_t part,
+int osmp__alltoall_rows(osmp__coll_t t, const struct osmp__args *a, uint64_t base, uint64_t first, int direct,
                         unsigned *published)
 {
     struct osmp__mbox *m = &t->mb;
     int me = t->rank, n = t->size;
-    size_t e = a->esize, chunk = m->chunk, rows = 0;
+    size_t e = a->esize, chunk = m->chunk, rows = 0, part = direct ? osmp__pair_part(t) : 0,
+           spart = osmp__pair_spart(t);
     const char *in = a->in;
     char *out = a->out;
     /* Alltoallv: both ends of a pair know its block's size, so they agree on
      * its chunks; a rank runs the rows its own blocks need (the others skip
      * the pairs it has no chunk in, and step numbers only grow). */
     for (int q = 0; q < n; q++) {
-        size_t sb = slot_bytes(a, part, osmp__count_of(a, q) * e, q, me);
-        size_t gb = slot_bytes(a, part, osmp__count2_of(a, q) * e, q, me);
+        size_t sb = slot_bytes(a, part, spart, osmp__count_of(a, q) * e, q, me);
+        size_t gb = slot_bytes(a, part, spart, osmp__count2_of(a, q) * e, q, me);
         size_t most = sb > gb ? sb : gb;
         if ((most + chunk - 1) / chunk > rows) rows = (most + chunk - 1) / chunk;
     }
@@ -67,12 +68,12 @@ int osmp__alltoall_rows(osmp__coll_t t, const struct osmp__args *a, uint64_t bas
     const char *own_in = in + osmp__displ_of(a, me) * e;
     char *own_out = out + osmp__displ2_of(a, me) * e;
     size_t own_bytes = osmp__count_of(a, me) * e;
-    int own = !part && own_bytes && own_out != own_in, row = n <= m->depth;
+    int own = !direct && own_bytes && own_out != own_in, row = n <= m->depth;
     for (size_t c = 0; c < rows; c++) {
         size_t off = c * chunk;
         for (int q = 0; q < n; q++) {
             uint64_t k = c * (uint64_t)n + (uint64_t)q, s = base + 1 + k;
-            size_t sb = slot_bytes(a, part, osmp__count_of(a, q) * e, q, me);
+            size_t sb = slot_bytes(a, part, spart, osmp__count_of(a, q) * e, q, me);
             if (q != me && off < sb) { /* 1 */
                 size_t len = sb - off < chunk ? sb - off : chunk;
                 char *dst = osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, first + k), &q, 1, OSMP__UP, s);
@@ -90,7 +91,7 @@ int osmp__alltoall_rows(osmp__coll_t t, const struct osmp__args *a, uint64_t bas
             }
             uint64_t mine = c * (uint64_t)n + (uint64_t)me;
             for (int w = 0; w < n; w++) { /* 3 */
-                size_t gb = slot_bytes(a, part, osmp__count2_of(a, w) * e, w, me);
+                size_t gb = slot_bytes(a, part, spart, osmp__count2_of(a, w) * e, w, me);
                 if (w == me || off >= gb) continue;
                 size_t len = gb - off < chunk ? gb - off : chunk;
                 if (osmp__mb_wait(m, w, OSMP__DOWN, base + 1 + mine)) return m->failed;

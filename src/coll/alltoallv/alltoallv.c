@@ -11,8 +11,9 @@ const struct osmp__alg osmp__alltoallv_algs[] = {
     {"slots", "every rank writes its blocks into its slots and reads its own from everyone's at once "
               "(alltoall/alltoall_slots.c; a block's two ends know its size)",
      osmp__alltoall_slots, 0, 0, 0},
-    {"direct", "every pair by its block's size: in the sender's line (small), copied once from the sender's "
-               "buffer (large, where single copy pays), through the slots (the rest); beyond 49 ranks slots",
+    {"direct", "every pair by its block's size: in the sender's line (small) or slot (medium), copied once from "
+               "the sender's buffer (large, where single copy pays), through the slots (the rest); beyond 49 ranks "
+               "slots",
      osmp__alltoallv_direct, 0, 0, 0},
     {0},
 };
