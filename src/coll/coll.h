@@ -159,10 +159,10 @@ static inline void osmp__owe(osmp__coll_t t, int dir, uint64_t step)
 /* Fetch my line dir for the next direct call's store, off its critical path.
  * On a pair far apart for writing (PREFETCHW): the store then finds the line
  * exclusive instead of taking it back from its reader first, a crossing (2
- * processes, per call, bench/ab: barrier 0.54 of the time, bcast and
- * allreduce of 8 B 0.84-0.92); on a near pair a read prefetch, as before (for
- * writing, there the peer already polling the line for the next call lost it:
- * 1.10-1.28 of the time). */
+ * processes, per call, bench/ab: with the barrier on these lines too, barrier
+ * 0.54-0.58 of the time, bcast and allreduce of 8 B 0.84-0.99); on a near pair
+ * a read prefetch, as before (for writing, there the peer already polling the
+ * line for the next call lost it: 1.10-1.28 of the time). */
 static inline void osmp__next_line_prefetch(osmp__coll_t t, int dir)
 {
     const void *line = osmp__mb_chan(&t->mb, t->rank, dir);

@@ -14,8 +14,9 @@ int osmp__barrier_direct(osmp__coll_t t, const struct osmp__args *a);
  * where a barrier on one line took it back from the reader of the last one
  * first, a crossing before the peer could see it (2 processes per call: 0.58
  * of the time, bench/ab). On a near pair one line, as before: there the
- * alternation alone measured 1.05-1.24 of the time for the allreduce of 64 B
- * that follows each barrier in OSU's loop, and the crossing costs little.
+ * alternation put the allreduce of 64 B that follows each barrier in OSU's
+ * loop at 1.13-1.24 of the time (1.03-1.05 with one line), and the crossing
+ * costs little.
  */
 int osmp__barrier_direct(osmp__coll_t t, const struct osmp__args *a)
 {
