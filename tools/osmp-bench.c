@@ -510,7 +510,8 @@ int main(int argc, char **argv)
     }
     if (do_check && mode != MODE_SIDE) return bad_usage("%s", "--check needs --mode side");
     int want[OSMP_COLL_COUNT];
-    for (int o = 0; o < OSMP_COLL_COUNT; o++) want[o] = !ops_arg && benched(o) && !(osmp_coll_flags(o) & OSMP_COLL_VECTOR);
+    for (int o = 0; o < OSMP_COLL_COUNT; o++)
+        want[o] = !ops_arg && benched(o) && !(osmp_coll_flags(o) & OSMP_COLL_VECTOR);
     if (ops_arg) {
         char *copy = strdup(ops_arg), *save = NULL;
         for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {

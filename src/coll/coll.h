@@ -176,17 +176,14 @@ static inline void osmp__next_line_prefetch(osmp__coll_t t, int dir)
  * on its counter (bit dir of `published`) implied it. */
 static inline void osmp__settle_owed(osmp__coll_t t, unsigned published)
 {
-    if (!t->owed) return;
+    if (__builtin_expect(!t->owed, 1)) return;
     t->owed = 0;
     if (!(published >> t->owed_dir & 1)) osmp__mb_publish(&t->mb, t->owed_dir, t->owed_step);
 }
 
 static inline uint64_t osmp__phase(osmp__coll_t t)
 {
-    if (__builtin_expect(t->owed, 0)) { /* before this call's first claim or wait: no one waits for it long */
-        t->owed = 0;
-        osmp__mb_publish(&t->mb, t->owed_dir, t->owed_step);
-    }
+    osmp__settle_owed(t, 0); /* before this call's first claim or wait: no one waits for it long */
     return osmp__phase_only(t);
 }
 

@@ -660,7 +660,8 @@ static void check_reduce_scatter_v(osmp_team_t t, size_t c, osmp_dtype_t d, osmp
 /* Buffers of zero elements may be NULL ("NULL buffers with non-zero counts" are the error): the vector
  * checks above pass NULL for a rank's own block of gatherv, scatterv and allgatherv when it is empty; here
  * reduce_scatter's recvbuf on the ranks whose recvcounts entry is 0 (1, 6, 11, ...; not in place, where
- * recvbuf holds the whole input). Last, so that everything else has been checked when this fails. */
+ * recvbuf holds the whole input), and alltoallv's two buffers when every count is 0. Last, so that
+ * everything else has been checked when this fails. */
 static void check_null_empty_blocks(osmp_team_t t)
 {
     int me = osmp_team_rank(t), n = osmp_team_size(t);
@@ -678,6 +679,11 @@ static void check_null_empty_blocks(osmp_team_t t)
         FAIL("reduce_scatter (int32 sum, recvcounts[%d] = %zu of %zu elements, recvbuf %s) returned %s", me, rc[me],
              total, rc[me] ? "given" : "NULL", osmp_status_name(rcode));
     check_reduced(t, "reduce_scatter, empty blocks' recvbuf NULL", OSMP_INT32, OSMP_SUM, out, off, rc[me], salt);
+    /* Alltoallv of nothing at all: both buffers NULL (every pair's path is "none": alltoallv_direct.c). */
+    size_t *zero = calloc((size_t)n, sizeof(size_t));
+    rcode = osmp_alltoallv(t, NULL, zero, zero, NULL, zero, zero, OSMP_INT32);
+    if (rcode != OSMP_OK) FAIL("alltoallv of zero counts, NULL buffers, returned %s", osmp_status_name(rcode));
+    free(zero);
     free(rc);
     free(in);
     free(out);

@@ -52,7 +52,7 @@ int osmp__alltoall_rows(osmp__coll_t t, const struct osmp__args *a, uint64_t bas
     struct osmp__mbox *m = &t->mb;
     int me = t->rank, n = t->size;
     size_t e = a->esize, chunk = m->chunk, rows = 0, part = direct ? osmp__pair_part(t) : 0,
-           spart = osmp__pair_spart(t);
+           spart = direct ? osmp__pair_spart(t) : 0;
     const char *in = a->in;
     char *out = a->out;
     /* Alltoallv: both ends of a pair know its block's size, so they agree on

@@ -6,8 +6,8 @@ int osmp__barrier_direct(osmp__coll_t t, const struct osmp__args *a);
 /*
  * Direct barrier protocol:
  *   1. publish s on my line (UP; on a pair far apart, line d, which
- *      alternates with the direct calls as in allreduce_direct.c: its
- *      publication implies the "done reading" the last direct call owes there);
+ *      alternates with the direct calls as in allreduce_direct.c), then the
+ *      "done reading" the last direct call owes, unless s on its line implied it;
  *   2. wait for every other rank's same line at s;
  *   3. (far pair) fetch line 1-d for the next call (osmp__next_line_prefetch).
  * On a pair far apart the next barrier's store then finds its line exclusive,
@@ -22,16 +22,10 @@ int osmp__barrier_direct(osmp__coll_t t, const struct osmp__args *a)
 {
     (void)a;
     struct osmp__mbox *m = &t->mb;
-    int d = OSMP__UP;
-    uint64_t s;
-    if (t->far_pair) {
-        s = osmp__phase_only(t) + 1;
-        d = (int)(t->direct_calls++ & 1);
-    } else {
-        s = osmp__phase(t) + 1;
-    }
+    uint64_t s = osmp__phase_only(t) + 1;
+    int d = t->far_pair ? (int)(t->direct_calls++ & 1) : OSMP__UP;
     osmp__mb_publish(m, d, s); /* 1 */
-    osmp__settle_owed(t, 1u << d);
+    osmp__settle_owed(t, 1u << d); /* before any wait */
     for (int r = 0; r < t->size; r++) /* 2 */
         if (r != t->rank && osmp__mb_wait(m, r, d, s)) return m->failed;
     if (t->far_pair) osmp__next_line_prefetch(t, 1 - d); /* 3 */
