@@ -118,6 +118,7 @@ struct osmp__coll {
     /* Per collective: blocks from this size are copied once (SIZE_MAX where
      * single copy does not work; team.c). */
     size_t single_copy_min[OSMP_COLL_COUNT];
+    size_t own_stream_min; /* an exchange copies my own block with streaming stores from this size (osmp__copy_own) */
     /* Per collective, size class and single copy (0/1): the algorithm to run,
      * resolved at team creation from the selection table and OSMP_<OP>_ALG. */
     struct osmp__choice choice[OSMP_COLL_COUNT][OSMP__NSIZES][2];
@@ -314,6 +315,22 @@ int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a);
 static inline int osmp__copy_once(const struct osmp__args *a, size_t bytes)
 {
     return bytes >= a->copy_min;
+}
+
+/* My own block of an exchange (allgather(v), alltoall(v)) from my input into
+ * my output. Once the team's blocks outgrow the last-level cache (team.c:
+ * OSMP__SINGLE_COPY_EXCHANGE_TEAM / n^2), with streaming stores: my output's
+ * lines go to memory without first being fetched, and do not evict the input
+ * blocks the peers are still reading (2 processes, OSU timing, allgather and
+ * alltoall of 1-2 MiB blocks: README "Single copy"). */
+static inline void osmp__copy_own(const osmp__coll_t t, void *dst, const void *src, size_t bytes)
+{
+    if (bytes >= t->own_stream_min) {
+        size_t streamed = osmp__stream_copy(dst, src, bytes);
+        if (__builtin_expect(t->trace != NULL, 0) && streamed) osmp__trace_stream_(t->trace, streamed);
+    } else {
+        memcpy(dst, src, bytes);
+    }
 }
 
 /* Alltoallv's paths (alltoallv/alltoallv_direct.c): a block between two ranks

@@ -26,8 +26,8 @@
                                "(the copy OSMP_SINGLE_COPY chooses) instead of staging it through the "       \
                                "shared pipeline, in teams that span several processes (CMA); auto: for "      \
                                "allgather(v) and alltoall(v), where every rank receives as much as it sends " \
-                               "and staging adds a copy on every core, blocks of 4194304 / n^2 bytes on n "   \
-                               "processes (1048576 on 2), 131072 at least; 33554432 for the others; 16384 "  \
+                               "and staging adds a copy on every core, blocks of 2621440 / n^2 bytes on n "   \
+                               "processes (655360 on 2), 131072 at least; 33554432 for the others; 16384 "   \
                                "for allgather(v) and alltoall(v) on a pair of processes that "               \
                                "OSMP_PAIR_LATENCY finds far apart (for every collective there with "         \
                                "OSMP_STREAM_MIN=never)")                                                     \
@@ -86,11 +86,16 @@
  * that no other core would have made anyway. In allgather and alltoall every
  * core copies what it receives, so staging costs each a second copy; the slots
  * still win while the call's data stays in cache, and CMA once the n^2 blocks
- * the team receives reach 4 MiB (their buffers, twice that, fill the 8 MiB
- * last-level cache here). 2 processes: alltoall of 1 MiB blocks 375-405 -> 300-
- * 312 us, allgather 480-510 -> 318-351; at 512 KiB the slots win, 78-85 against
- * 108. 4 processes (on 2 cores): CMA from 256 KiB blocks, alltoall 439-759 ->
- * 369-434 us, allgather 561-590 -> 303-374; at 128 KiB about even. In bcast,
+ * the team receives reach 2.5 MiB (their buffers, with the slots, crowd the 8
+ * MiB last-level cache here). 2 processes: alltoall of 1 MiB blocks 375-405 ->
+ * 300-312 us, allgather 480-510 -> 318-351; at 512 KiB the slots win, 78-85
+ * against 108; from 640 KiB CMA (OSU timing, bench/ab with
+ * OSMP_SINGLE_COPY_MIN=524288: allgather of 768-896 KiB 0.68-0.80 of the slots'
+ * time, which had been 1.16-1.41x Open MPI's, alltoall 0.75-0.89, at 640 KiB
+ * 0.93 and 1.12; the threshold was 4 MiB / n^2 until 2026-11-25). 4 processes
+ * (on 2 cores): CMA from 256 KiB blocks, alltoall 439-759 -> 369-434 us,
+ * allgather 561-590 -> 303-374; at 160-224 KiB 0.63-0.77 of the slots' time
+ * (oversubscribed runs vary by a quarter); at 128 KiB about even. In bcast,
  * gather and scatter the staged copies run on two cores at once, pipelined,
  * and the slots won up to 16 MiB. */
 #define OSMP__SINGLE_COPY_MIN_AUTO 33554432L
@@ -115,7 +120,13 @@
  * near, it cost 1.15-1.54 at 128 B-1 KiB (README "Single copy"). */
 #define OSMP__STREAM_MIN_FAR 1024L
 #define OSMP__PAIR_FAR_NS 150
-#define OSMP__SINGLE_COPY_EXCHANGE_TEAM 4194304L /* n^2 x block */
+#define OSMP__SINGLE_COPY_EXCHANGE_TEAM 2621440L /* n^2 x block */
+/* An exchange's own block (osmp__copy_own in coll.h) is written with streaming
+ * stores once n^2 x block reaches this: 2 processes, OSU timing, 1-2 MiB blocks
+ * (BEFORE = plain memcpy): alltoall 0.82-0.85 of the time at 1 MiB, 0.64-0.76
+ * at 1.5-2 MiB, allgather 0.93-1.00 at 1 MiB, 0.66-0.70 at 1.5-2 MiB; from 640
+ * KiB (2.5 MiB / n^2) it cost 1.1 at 640-768 KiB. */
+#define OSMP__OWN_STREAM_TEAM 4194304L
 #define OSMP__SINGLE_COPY_EXCHANGE_FLOOR 131072L
 
 /* After them, one OSMP_<OP>_ALG per collective of OSMP_COLL_MAP (osmp.h), whose

@@ -464,6 +464,7 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, osmp_topo_
      * others too unless its slots are written with streaming stores from there
      * on (their staged lines would cross twice). */
     uint64_t n2 = (uint64_t)c->size * (uint64_t)c->size, exch = OSMP__SINGLE_COPY_EXCHANGE_TEAM / n2;
+    c->own_stream_min = OSMP__HAVE_STREAM ? (size_t)(OSMP__OWN_STREAM_TEAM / n2) : SIZE_MAX;
     if (exch < OSMP__SINGLE_COPY_EXCHANGE_FLOOR) exch = OSMP__SINGLE_COPY_EXCHANGE_FLOOR;
     for (int k = 0; k < OSMP_COLL_COUNT; k++) {
         unsigned f = osmp_coll_flags((osmp_coll_t)k);

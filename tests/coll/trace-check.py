@@ -167,31 +167,47 @@ def case_single_copy_exchange(tools):
     # OSMP_SINGLE_COPY_MIN at its default (auto). Allgather and alltoall copy
     # blocks once, by CMA, straight from the peer's buffer (every core copies
     # what it receives, so staging would add a copy on each) once the team's
-    # n^2 blocks reach 4 MiB: 2 processes from 1 MiB blocks, 4 from 256 KiB;
+    # n^2 blocks reach 2.5 MiB: 2 processes from 640 KiB blocks, 4 from 160 KiB;
     # below, and for bcast at every size up to 32 MiB, through the slots, where
     # the sender first copies into its own slot. A number sets every collective.
+    # Each rank's own block goes from its input to its output with streaming
+    # stores once the n^2 blocks reach 4 MiB (osmp__copy_own): every whole line
+    # of it, so for a block of whole lines all of it (an aligned output) or all
+    # but one line's worth (the piece before its first line boundary and after
+    # its last, copied plainly).
     cma = {"OSMP_SINGLE_COPY": "cma"}
-    for b, alg in ((128 * 1024, "slots"), (256 * 1024, "pairwise")):
+    for b, alg in ((144 * 1024, "slots"), (160 * 1024, "pairwise")):
         c = run_case(tools, OPTERON48, "0,1,2,3", "alltoall", b, env=cma)
         check(f"4 processes, alltoall of {b} B blocks: {alg}", c["alg"] == alg, c["alg"])
         check(f"4 processes, alltoall of {b} B blocks: each rank receives 3 x B", c["received"] == [3 * b] * 4,
               c["received"])
     cores = "0,1"
-    for b, alg in ((512 * 1024, "slots"), (MIB, "pairwise")):
+
+    def streamed(c, b):
+        return all(x in (b - 64, b) for x in c["stream"])
+
+    for b, alg, own_streamed in ((576 * 1024, "slots", False), (640 * 1024, "pairwise", False),
+                                 (MIB, "pairwise", True)):
         c = run_case(tools, OPTERON48, cores, "alltoall", b, env=cma)
         check(f"alltoall of {b} B blocks: {alg}", c["alg"] == alg, c["alg"])
         check(f"alltoall of {b} B blocks: each rank receives B from the other", c["received"] == [b, b],
               c["received"])
-    for b, own in ((512 * 1024, 2), (MIB, 1)):
+        check(f"alltoall of {b} B blocks: own block streamed: {own_streamed}",
+              streamed(c, b) if own_streamed else c["stream"] == [0, 0], c["stream"])
+    for b, own, own_streamed in ((512 * 1024, 2, False), (640 * 1024, 1, False), (MIB, 1, True)):
         c = run_case(tools, OPTERON48, cores, "allgather", b, env=cma)
         check(f"allgather of {b} B blocks: each rank copies {own} x B within its memory", c["own"] == [own * b] * 2,
               c["own"])
         check(f"allgather of {b} B blocks: each rank receives B from the other", c["received"] == [b, b],
               c["received"])
+        check(f"allgather of {b} B blocks: own block streamed: {own_streamed}",
+              streamed(c, b) if own_streamed else c["stream"] == [0, 0], c["stream"])
     c = run_case(tools, OPTERON48, cores, "alltoall", MIB, env=dict(cma, OSMP_SINGLE_COPY_MIN="33554432"))
     check("alltoall of 1 MiB blocks with OSMP_SINGLE_COPY_MIN=33554432: slots", c["alg"] == "slots", c["alg"])
+    check("alltoall of 1 MiB blocks through the slots: own block streamed", streamed(c, MIB), c["stream"])
     c = run_case(tools, OPTERON48, cores, "bcast", MIB, env=cma)
     check("bcast of 1 MiB: the root stages it into its slots", c["own"] == [MIB, 0], c["own"])
+    check("bcast of 1 MiB: nothing streamed on a near pair", c["stream"] == [0, 0], c["stream"])
 
 
 def case_pair_far(tools):
@@ -308,8 +324,9 @@ def case_alltoallv_direct(tools):
     # shows: every block received once, and each sender's own copies (its own block, plus every block it
     # staged: line, slot or rows, not one copied once), which tells a pair copied once from one staged. Line,
     # slot part and rows apart: results and timing only.
-    # 2 ranks: near pair (OSMP_PAIR_LATENCY=0), exchanges copied once from 1 MiB (4 MiB / n^2).
-    for cores, nbytes, cmin in (("0,1", 64, MIB), ("0,1", 2 * MIB, MIB), ("0,1,2", 100, None),
+    # 2 ranks: near pair (OSMP_PAIR_LATENCY=0), exchanges copied once from 640 KiB (2.5 MiB / n^2), an own
+    # block streamed from 1 MiB (4 MiB / n^2).
+    for cores, nbytes, cmin in (("0,1", 64, 640 * 1024), ("0,1", 2 * MIB, 640 * 1024), ("0,1,2", 100, None),
                                 ("0,1,2", 2 * MIB, 3 * MIB // 2)):
         n = len(cores.split(","))
         part = 48 // (n - 1)
@@ -329,6 +346,9 @@ def case_alltoallv_direct(tools):
         own = [blk(w, w) + sum(blk(w, q) for q in range(n) if q != w and staged(blk(w, q))) for w in range(n)]
         paths = f"blocks from {cmin} B copied once, the others staged" if cmin else "every block staged"
         check(f"{n} ranks, alltoallv of {nbytes} B blocks: {paths}", c["own"] == own, c["own"])
+        if n == 2:
+            ok = all(x in (nbytes - 64, nbytes) for x in c["stream"]) if nbytes >= MIB else c["stream"] == [0, 0]
+            check(f"2 ranks, alltoallv of {nbytes} B blocks: own block streamed: {nbytes >= MIB}", ok, c["stream"])
 
 
 def case_allreduce_opteron(tools):

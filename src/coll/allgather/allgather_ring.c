@@ -51,7 +51,7 @@ static int own_block(osmp__coll_t t, const struct osmp__args *a)
     size_t mine = osmp__count_of(a, t->rank) * a->esize;
     char *at = (char *)a->out + osmp__displ_of(a, t->rank) * a->esize;
     if (mine && a->in != at) {
-        memcpy(at, a->in, mine);
+        osmp__copy_own(t, at, a->in, mine);
         osmp__trace_copy(t, t->rank, t->rank, mine);
     }
     return OSMP_OK;

@@ -101,8 +101,10 @@ int osmp__alltoall_distance(osmp__coll_t t, const struct osmp__args *a)
             return m->failed;
         }
         const char *src = (const char *)(uintptr_t)osmp__mb_chan(m, r, OSMP__UP)->addr;
-        if (bytes && osmp__copy_from(m->pids[r], m->local[r], (char *)a->out + (size_t)r * bytes,
-                                     src + (size_t)me * bytes, bytes))
+        if (r == me)
+            osmp__copy_own(t, (char *)a->out + (size_t)me * bytes, (const char *)a->in + (size_t)me * bytes, bytes);
+        else if (bytes && osmp__copy_from(m->pids[r], m->local[r], (char *)a->out + (size_t)r * bytes,
+                                          src + (size_t)me * bytes, bytes))
             rc = OSMP_ERR_COPY;
         osmp__trace_copy(t, r, me, bytes);
     }

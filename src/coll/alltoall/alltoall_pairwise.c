@@ -21,8 +21,10 @@ int osmp__alltoall_pairwise(osmp__coll_t t, const struct osmp__args *a)
         int r = (me + 1 + k) % n;
         if (osmp__mb_wait(m, r, OSMP__UP, s)) return m->failed;
         const char *src = (const char *)(uintptr_t)osmp__mb_chan(m, r, OSMP__UP)->addr;
-        if (osmp__copy_from(m->pids[r], m->local[r], (char *)a->out + (size_t)r * bytes, src + (size_t)me * bytes,
-                            bytes))
+        if (r == me)
+            osmp__copy_own(t, (char *)a->out + (size_t)me * bytes, (const char *)a->in + (size_t)me * bytes, bytes);
+        else if (osmp__copy_from(m->pids[r], m->local[r], (char *)a->out + (size_t)r * bytes,
+                                 src + (size_t)me * bytes, bytes))
             rc = OSMP_ERR_COPY;
         osmp__trace_copy(t, r, me, bytes);
     }

@@ -85,7 +85,7 @@ int osmp__alltoall_rows(osmp__coll_t t, const struct osmp__args *a, uint64_t bas
             }
             if (q != (row ? n - 1 : me)) continue;
             if (own) { /* 2 */
-                memcpy(own_out, own_in, own_bytes);
+                osmp__copy_own(t, own_out, own_in, own_bytes);
                 osmp__trace_copy(t, me, me, own_bytes);
                 own = 0;
             }

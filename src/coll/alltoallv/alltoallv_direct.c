@@ -30,12 +30,16 @@ int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a);
  *   2. if I send a block by line, part or single copy: claim line d (and the
  *      slot if I send one by part), write each such block (or the exposed
  *      address of its first byte) at its place, publish s on d; my own block
- *      from my input to my output;
+ *      from my input to my output, unless I copy a block once (step 4);
  *   3. from every rank w whose block for me goes so: wait for its line d at
  *      s, copy the block from its line or slot, or from w's buffer at the
  *      address in its line;
  *   4. "done reading" s + 1 on line 1-d: now if I copied from a sender's
  *      buffer (it waits for that), else owed to the next call (osmp__owe);
+ *      if I copied a block once, now my own block (osmp__copy_own), which
+ *      nobody waits for, where in step 2 it would hold up the senders waiting
+ *      for this "done" (2 processes, OSU timing, 1 MiB blocks: README "Single
+ *      copy"; small blocks copied in step 2 overlap the wait of step 3);
  *      then, if I exposed my buffer, wait for s + 1 from every rank that
  *      copies from it.
  * The "done reading" the previous direct call owed (claims of its line and of
@@ -48,6 +52,18 @@ int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a);
  * rows (deadlock free among themselves: alltoall_slots.c), and step 4 only for
  * step 3 of others.
  */
+/* My own block from my input to my output (in place, the input is a copy: api.c). */
+static void own_block(osmp__coll_t t, const struct osmp__args *a)
+{
+    size_t own = osmp__count_of(a, t->rank) * a->esize;
+    char *own_out = (char *)a->out + osmp__displ2_of(a, t->rank) * a->esize;
+    const char *own_in = (const char *)a->in + osmp__displ_of(a, t->rank) * a->esize;
+    if (own && own_out != own_in) {
+        osmp__copy_own(t, own_out, own_in, own);
+        osmp__trace_copy(t, t->rank, t->rank, own);
+    }
+}
+
 int osmp__alltoallv_direct(osmp__coll_t t, const struct osmp__args *a)
 {
     struct osmp__mbox *m = &t->mb;
@@ -95,13 +111,7 @@ int osmp__alltoallv_direct(osmp__coll_t t, const struct osmp__args *a)
         published |= 1u << d;
     }
     osmp__settle_owed(t, published);
-    size_t own = osmp__count_of(a, me) * e;
-    char *own_out = out + osmp__displ2_of(a, me) * e;
-    const char *own_in = in + osmp__displ_of(a, me) * e;
-    if (own && own_out != own_in) { /* (in place, the input is a copy: api.c) */
-        memcpy(own_out, own_in, own);
-        osmp__trace_copy(t, me, me, own);
-    }
+    if (!(receives >> OSMP__PAIR_ONCE & 1)) own_block(t, a);
     for (int w = 0; (receives & direct) && w < n; w++) { /* 3 */
         size_t b = osmp__count2_of(a, w) * e, i = (size_t)(me - (me > w));
         int p = w == me ? OSMP__PAIR_NONE : osmp__pair_path(a, part, spart, b);
@@ -125,6 +135,7 @@ int osmp__alltoallv_direct(osmp__coll_t t, const struct osmp__args *a)
         osmp__mb_publish(m, 1 - d, s + 1);
     else
         osmp__owe(t, 1 - d, s + 1);
+    if (receives >> OSMP__PAIR_ONCE & 1) own_block(t, a);
     for (int q = 0; (sends >> OSMP__PAIR_ONCE & 1) && q < n; q++)
         if (q != me && osmp__pair_path(a, part, spart, osmp__count_of(a, q) * e) == OSMP__PAIR_ONCE &&
             osmp__mb_wait(m, q, 1 - d, s + 1))

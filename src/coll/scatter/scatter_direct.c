@@ -32,8 +32,11 @@
  *   2. each rank copies its block from its lines and publishes base+1.
  * Scatterv takes one line per receiver every call, mini + i, and a block of at
  * most one line's data (both ends know its size) goes in it as above, the
- * others through the slots (2 processes, 8-56 B back to back: README "Vector
- * variants").
+ * others through the slots; in a team of two, whose one receiver's block both
+ * ends know, the block takes its lines as scatter's do (2 processes, back to
+ * back: README "Vector variants"). Not taken: two lines per receiver in every
+ * team (a pair's 8 B blocks 1.12 of the time, taking a fresh pair of lines every
+ * call; its 64-112 B blocks 0.86-0.91).
  * Single copy (scatter only: a scatterv receiver does not know where its block
  * lies in the root's buffer):
  *   1. the root exposes its buffer and publishes;
@@ -47,11 +50,19 @@
  * block from there and publishes base+1, and the root returns once every rank
  * has, as in single copy's 2 and 3.
  */
-/* Scatterv: a block of one mini line's data goes in it (a receiver knows only
- * its own count, so blocks do not share lines or slots as scatter's do). */
-static int vector_in_line(size_t bytes)
+/* Scatterv: lines per receiver and call, the same on every rank: one (a
+ * receiver knows only its own count, so blocks do not share lines or slots as
+ * scatter's do), or in a team of two the lines of the one block (`bytes`, which
+ * both ends know), as scatter's. */
+static int vector_lines(int n, size_t bytes)
 {
-    return bytes && bytes <= OSMP__MINI_DATA;
+    return n == 2 && osmp__mini_lines(bytes) == OSMP__MINI_LINES_BLOCK ? OSMP__MINI_LINES_BLOCK : 1;
+}
+
+/* Does a scatterv block of `bytes` go in its receiver's `lv` lines? */
+static int vector_in_line(size_t bytes, int lv)
+{
+    return bytes && osmp__mini_lines(bytes) <= lv;
 }
 
 /* Receiver r's mini line of this call: the root has none of its own. */
@@ -161,31 +172,37 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
         osmp__mb_publish(m, OSMP__DOWN, s);
         return OSMP_OK;
     }
-    if (a->vector) { /* blocks of one mini line: in it (the root and the block's receiver both know its size) */
-        uint64_t s = base + 1, mini = osmp__minis_take(t, (uint64_t)n - 1);
+    int lv = a->vector ? vector_lines(n, (me == root ? osmp__count_of(a, n - 1 - root) : a->count) * e) : 0;
+    /* the largest block through the slots: a receiver knows only its own, the
+     * root of scatterv finds it among the blocks that do not go in lines */
+    size_t most = me == root && a->vector ? 0 : B;
+    if (a->vector) { /* blocks of up to lv mini lines: in them (the root and the block's receiver both know its size) */
+        uint64_t s = base + 1, mini = osmp__minis_take(t, (uint64_t)(n - 1) * (uint64_t)lv + (lv > 1));
+        mini += lv > 1 && mini % 2;
         for (int r = 0; me == root && r < n; r++) { /* 1 */
             size_t bytes = osmp__count_of(a, r) * e;
-            if (r == root || !vector_in_line(bytes)) continue;
-            uint64_t at = mini + (uint64_t)(r - (r > root));
+            if (r == root) continue;
+            if (!vector_in_line(bytes, lv)) {
+                most = bytes > most ? bytes : most;
+                continue;
+            }
+            uint64_t at = mini + (uint64_t)(r - (r > root)) * (uint64_t)lv;
             if ((rc = osmp__mb_send_minis(m, OSMP__DOWN, at, r, OSMP__DOWN, s, in + osmp__displ_of(a, r) * e, bytes)))
                 return rc;
             osmp__trace_copy(t, me, me, bytes);
         }
-        if (me != root && vector_in_line(B)) {
-            if ((rc = osmp__mb_recv_minis(m, root, OSMP__DOWN, mini + (uint64_t)(me - (me > root)), s, a->out, B)))
-                return rc; /* 2 */
+        if (me != root && vector_in_line(B, lv)) {
+            uint64_t at = mini + (uint64_t)(me - (me > root)) * (uint64_t)lv;
+            if ((rc = osmp__mb_recv_minis(m, root, OSMP__DOWN, at, s, a->out, B))) return rc; /* 2 */
             osmp__trace_copy(t, root, me, B);
             osmp__mb_publish(m, OSMP__DOWN, s);
             return OSMP_OK;
         }
     }
-    size_t most = B; /* the largest block: the root knows them all, a receiver only its own */
-    for (int r = 0; me == root && r < n; r++)
-        if (r != root && osmp__count_of(a, r) * e > most) most = osmp__count_of(a, r) * e;
     for (size_t c = 0; c * chunk < most; c++) {
         for (int r = 0; r < n; r++) {
             size_t bytes = (me == root ? osmp__count_of(a, r) : a->count) * e, off = c * chunk;
-            if (r == root || (me != root && me != r) || off >= bytes || (a->vector && vector_in_line(bytes))) continue;
+            if (r == root || (me != root && me != r) || off >= bytes || (a->vector && vector_in_line(bytes, lv))) continue;
             uint64_t s = base + 1 + c * (uint64_t)n + (uint64_t)r;
             int slot = osmp__mb_ring(m, first + c * (uint64_t)n + (uint64_t)r);
             size_t len = bytes - off < chunk ? bytes - off : chunk;
