@@ -37,6 +37,10 @@
  * back: README "Vector variants"). Not taken: two lines per receiver in every
  * team (a pair's 8 B blocks 1.12 of the time, taking a fresh pair of lines every
  * call; its 64-112 B blocks 0.86-0.91).
+ * In every path the root copies its own block into its output after its
+ * publications and before it waits for readers: first, it held up every
+ * receiver (2 processes, per call: README "Gather and scatter along the
+ * plan").
  * Single copy (scatter only: a scatterv receiver does not know where its block
  * lies in the root's buffer):
  *   1. the root exposes its buffer and publishes;
@@ -65,6 +69,17 @@ static int vector_in_line(size_t bytes, int lv)
     return bytes && osmp__mini_lines(bytes) <= lv;
 }
 
+/* The root's own block from its input to its output (a zero count may come
+ * with NULL; in place it is there already). */
+static void root_own(osmp__coll_t t, const struct osmp__args *a)
+{
+    const char *own = (const char *)a->in + osmp__displ_of(a, t->rank) * a->esize;
+    if (a->count && a->out != own) {
+        osmp__copy(a->out, own, a->count * a->esize);
+        osmp__trace_copy(t, t->rank, t->rank, a->count * a->esize);
+    }
+}
+
 /* Receiver r's mini line of this call: the root has none of its own. */
 static int mini_of(uint64_t mini, int r, int root)
 {
@@ -77,16 +92,13 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
     int me = t->rank, root = a->root, n = t->size, rc = OSMP_OK;
     size_t e = a->esize, chunk = m->chunk;
     const char *in = a->in;
-    if (me == root && a->count && a->out != in + osmp__displ_of(a, root) * e) { /* (a zero count may come with NULL) */
-        osmp__copy(a->out, in + osmp__displ_of(a, root) * e, a->count * e);
-        osmp__trace_copy(t, me, me, a->count * e);
-    }
     uint64_t base = osmp__phase(t);
     if (!a->vector && osmp__copy_once(a, a->count * e)) {
         uint64_t s = base + 1;
         if (me == root) {
             osmp__mb_chan(m, me, OSMP__DOWN)->addr = osmp__expose(in);
             osmp__mb_publish(m, OSMP__DOWN, s); /* 1 */
+            root_own(t, a);
             for (int r = 0; r < n; r++)          /* 3 */
                 if (r != root && osmp__mb_wait(m, r, OSMP__DOWN, s)) return m->failed;
             return OSMP_OK;
@@ -113,6 +125,7 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
             osmp__stage(t, dst + (size_t)root * B, in + (size_t)(root + 1) * B, (size_t)(n - 1 - root) * B);
             osmp__trace_copy(t, me, me, (size_t)(n - 1) * B);
             osmp__mb_publish(m, OSMP__DOWN, s);
+            root_own(t, a);
             return OSMP_OK;
         }
         if (osmp__mb_wait(m, root, OSMP__DOWN, s)) return m->failed; /* 2 */
@@ -137,9 +150,12 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
                 memcpy(line, &at, sizeof(at));
                 osmp__mb_publish_slot(m, OSMP__DOWN, slot, s);
             }
-            for (int r = 0; at && r < n; r++)
-                if (r != root && osmp__mb_wait(m, r, OSMP__DOWN, s)) return m->failed;
-            if (at) return OSMP_OK;
+            if (at) {
+                root_own(t, a);
+                for (int r = 0; r < n; r++)
+                    if (r != root && osmp__mb_wait(m, r, OSMP__DOWN, s)) return m->failed;
+                return OSMP_OK;
+            }
         } else {
             int slot = mini_of(mini, me, root);
             if (osmp__mb_wait_slot(m, root, OSMP__DOWN, slot, s)) return m->failed;
@@ -164,6 +180,7 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
                 if ((rc = osmp__mb_send_minis(m, OSMP__DOWN, at, r, OSMP__DOWN, s, in + (size_t)r * B, B))) return rc;
                 osmp__trace_copy(t, me, me, B);
             }
+            root_own(t, a);
             return OSMP_OK;
         }
         uint64_t at = mini + (uint64_t)(me - (me > root)) * (uint64_t)lines;
@@ -220,5 +237,6 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
             }
         }
     }
+    if (me == root) root_own(t, a);
     return OSMP_OK;
 }
