@@ -143,6 +143,7 @@ struct osmp__mbox {
     size_t chunk; /* bytes per ring slot */
     size_t stream_min; /* osmp__mb_fill writes this many bytes and more with non-temporal stores */
     int depth;    /* slots per direction */
+    uint32_t depth_mask; /* depth - 1 where depth is a power of two (the default), else 0 (osmp__mb_ring) */
     struct osmp__wait_policy wait;
     const pid_t *pids;          /* for liveness checks while waiting */
     const unsigned char *local; /* local[r]: rank r lives in this process */
@@ -182,9 +183,17 @@ static inline char *osmp__mb_slot(const struct osmp__mbox *m, int rank, int dir,
 }
 
 /* The ring slot of the k-th chunk a participant writes in one phase. */
+/* The ring's slots per direction (1 .. OSMP__MAX_DEPTH). */
+static inline void osmp__mb_set_depth(struct osmp__mbox *m, int depth)
+{
+    m->depth = depth;
+    m->depth_mask = (depth & (depth - 1)) == 0 ? (uint32_t)depth - 1 : 0;
+}
+
 static inline int osmp__mb_ring(const struct osmp__mbox *m, uint64_t k)
 {
-    return (int)(k % (uint64_t)m->depth);
+    /* (a 64-bit division costs a small call through the slots more than its copy) */
+    return m->depth_mask ? (int)(k & m->depth_mask) : (int)(k % (uint64_t)m->depth);
 }
 
 /* Zero my region (first touch: its pages land on my NUMA node) and start my

@@ -207,10 +207,10 @@ int osmp_alltoall(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t coun
  * esize), and *extent gets the elements they span; 0 if one overflows. */
 static int blocks_fit(const size_t *counts, const size_t *displs, int n, size_t esize, size_t *extent)
 {
-    size_t end = 0;
+    size_t end = 0, hi, bytes; /* (no division: a 64-bit one costs a vector call more than the rest of this loop) */
     for (int r = 0; r < n; r++) {
-        if (counts[r] > SIZE_MAX / esize || displs[r] > SIZE_MAX / esize - counts[r]) return 0;
-        if (counts[r] && displs[r] + counts[r] > end) end = displs[r] + counts[r];
+        if (__builtin_add_overflow(displs[r], counts[r], &hi) || __builtin_mul_overflow(hi, esize, &bytes)) return 0;
+        if (counts[r] && hi > end) end = hi;
     }
     *extent = end;
     return 1;
@@ -221,10 +221,10 @@ static int rooted_v(osmp_team_t h, osmp_coll_t c, const void *all, const size_t 
                     const void *mine, size_t count, osmp_dtype_t dtype, int root, int mine_is_out)
 {
     CHECK_TEAM(h, t);
-    size_t e = osmp_dtype_size(dtype), extent = 0;
+    size_t e = osmp_dtype_size(dtype), extent = 0, bytes;
     int me = t->coll.rank, in_place = mine == OSMP_IN_PLACE;
     if (!e || root < 0 || root >= t->coll.size || all == OSMP_IN_PLACE || (in_place && me != root) ||
-        count > SIZE_MAX / e)
+        __builtin_mul_overflow(count, e, &bytes))
         return OSMP_ERR_INVALID_ARG;
     if (me == root && (!counts || !displs || !blocks_fit(counts, displs, t->coll.size, e, &extent) ||
                        (extent && !all) || (in_place ? 0 : count != counts[root])))
@@ -306,10 +306,10 @@ int osmp_reduce_scatter(osmp_team_t h, const void *sendbuf, void *recvbuf, const
     int n = t->coll.size, in_place = sendbuf == OSMP_IN_PLACE, equal = 1;
     a.esize = osmp_dtype_size(dtype);
     if (!recvcounts || recvbuf == OSMP_IN_PLACE) return OSMP_ERR_INVALID_ARG;
-    size_t total = 0;
+    size_t total = 0, bytes;
     for (int r = 0; r < n; r++) {
-        if (recvcounts[r] > (SIZE_MAX / a.esize - total)) return OSMP_ERR_INVALID_ARG;
-        total += recvcounts[r];
+        if (__builtin_add_overflow(total, recvcounts[r], &total) || __builtin_mul_overflow(total, a.esize, &bytes))
+            return OSMP_ERR_INVALID_ARG;
         equal &= recvcounts[r] == recvcounts[0];
     }
     /* My result needs recvbuf only if my block has elements; the input is

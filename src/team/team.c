@@ -580,7 +580,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     t->coll.rank = mb->rank = p->rank;
     t->coll.size = mb->size = p->size;
     mb->chunk = r0->chunk;
-    mb->depth = (int)r0->depth;
+    osmp__mb_set_depth(mb, (int)r0->depth);
     mb->region_size = osmp__mb_region_bytes(mb->chunk, mb->depth);
     mb->pids = t->pids;
     mb->local = t->local;

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "shm/mailbox.h"
 #include "shm/shm.h"
 #include "shm/wait.h"
 #include "test.h"
@@ -351,8 +352,24 @@ static void test_stream_copy(void)
     free(b);
 }
 
+/* The ring index of step k: k mod depth, masked for powers of two, divided
+ * otherwise, across the whole range of a step counter. */
+static void test_ring_index(void)
+{
+    struct osmp__mbox m;
+    memset(&m, 0, sizeof(m));
+    const uint64_t ks[] = {0, 1, 5, 7, 8, 63, 64, 65, 1000003, UINT64_MAX - 1, UINT64_MAX};
+    for (int depth = 1; depth <= OSMP__MAX_DEPTH; depth++) {
+        osmp__mb_set_depth(&m, depth);
+        CHECK_INT(m.depth, depth);
+        CHECK_INT(m.depth_mask, (depth & (depth - 1)) == 0 ? depth - 1 : 0);
+        for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) CHECK_INT(osmp__mb_ring(&m, ks[i]), ks[i] % (uint64_t)depth);
+    }
+}
+
 int main(void)
 {
+    test_ring_index();
     test_create();
     test_attach_refuses();
     test_reap();
