@@ -363,7 +363,8 @@ static void test_ring_index(void)
         osmp__mb_set_depth(&m, depth);
         CHECK_INT(m.depth, depth);
         CHECK_INT(m.depth_mask, (depth & (depth - 1)) == 0 ? depth - 1 : 0);
-        for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) CHECK_INT(osmp__mb_ring(&m, ks[i]), ks[i] % (uint64_t)depth);
+        for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++)
+            CHECK_INT(osmp__mb_ring(&m, ks[i]), ks[i] % (uint64_t)depth);
     }
 }
 

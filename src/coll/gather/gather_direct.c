@@ -52,8 +52,10 @@ static uint64_t exposed_at(osmp__coll_t t, const struct osmp__args *a, int r, si
 
 /* Mini lines a block of `bytes` rides in (one line latency, and the sender may
  * run ahead of the root), or 0: the slots. Both ends know the block's size; at
- * most `lmax` lines, which every rank takes per call: gatherv's 1 (a sender
- * knows only its own count), gather's 2. */
+ * most `lmax` lines, which every rank takes per call: gather's 2 for blocks of
+ * two lines' data, else 1; gatherv's 1 (a sender knows only its own count),
+ * but in a team of two, whose one block both ends know, as gather's (2
+ * processes, back to back: README "Vector variants"). */
 static int lines_of(size_t bytes, int lmax)
 {
     int lines = osmp__mini_lines(bytes);
@@ -66,7 +68,9 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
     int me = t->rank, root = a->root, rc = OSMP_OK;
     size_t e = a->esize, chunk = m->chunk;
     char *out = a->out;
-    int lmax = !a->vector && osmp__mini_lines(a->count * e) == 2 ? 2 : 1;
+    /* (gatherv in a team of two: the one block) */
+    size_t block = (a->vector && me == root ? osmp__count_of(a, t->size - 1 - root) : a->count) * e;
+    int lmax = (!a->vector || t->size == 2) && osmp__mini_lines(block) == 2 ? 2 : 1;
     uint64_t base = osmp__phase(t), first = osmp__slots_take(t, 1),
              mini = osmp__minis_take(t, (uint64_t)lmax + (lmax > 1));
     mini += lmax > 1 && mini % 2; /* a pair starts at an even line */

@@ -219,7 +219,8 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
     for (size_t c = 0; c * chunk < most; c++) {
         for (int r = 0; r < n; r++) {
             size_t bytes = (me == root ? osmp__count_of(a, r) : a->count) * e, off = c * chunk;
-            if (r == root || (me != root && me != r) || off >= bytes || (a->vector && vector_in_line(bytes, lv))) continue;
+            if (r == root || (me != root && me != r) || off >= bytes || (a->vector && vector_in_line(bytes, lv)))
+                continue;
             uint64_t s = base + 1 + c * (uint64_t)n + (uint64_t)r;
             int slot = osmp__mb_ring(m, first + c * (uint64_t)n + (uint64_t)r);
             size_t len = bytes - off < chunk ? bytes - off : chunk;
