@@ -122,10 +122,10 @@
 #define OSMP__PAIR_FAR_NS 150
 #define OSMP__SINGLE_COPY_EXCHANGE_TEAM 2621440L /* n^2 x block */
 /* An exchange's own block (osmp__copy_own in coll.h) is written with streaming
- * stores once n^2 x block reaches this: 2 processes, OSU timing, 1-2 MiB blocks
- * (BEFORE = plain memcpy): alltoall 0.82-0.85 of the time at 1 MiB, 0.64-0.76
- * at 1.5-2 MiB, allgather 0.93-1.00 at 1 MiB, 0.66-0.70 at 1.5-2 MiB; from 640
- * KiB (2.5 MiB / n^2) it cost 1.1 at 640-768 KiB. */
+ * stores once n^2 x block reaches this: 2 processes, OSU timing, near, 1-2 MiB
+ * blocks (against plain memcpy, bench/ab runs of 5-10): alltoall 0.77-0.92 of
+ * the time at 1 MiB, 0.64-0.80 at 1.5-2 MiB, allgather 0.91-1.00 and
+ * 0.66-0.73; from 640 KiB (2.5 MiB / n^2) it cost 1.1 at 640-768 KiB. */
 #define OSMP__OWN_STREAM_TEAM 4194304L
 #define OSMP__SINGLE_COPY_EXCHANGE_FLOOR 131072L
 
