@@ -24,7 +24,8 @@ static struct osmp__mpi_comm *movement_ok(struct osmp__mpi_comm *s, osmp_coll_t 
     return s;
 }
 
-static struct osmp__mpi_comm *reduction_state(MPI_Comm comm, MPI_Datatype dt, MPI_Op op, int count, osmp_coll_t c,
+static inline __attribute__((always_inline)) struct osmp__mpi_comm *reduction_state(MPI_Comm comm, MPI_Datatype dt,
+                                                                                    MPI_Op op, int count, osmp_coll_t c,
                                           osmp_dtype_t *odt, osmp_op_t *oop)
 {
     unsigned ops;

@@ -58,7 +58,8 @@ static inline int check_args(osmp__team_t t, osmp_coll_t c, size_t count, int dt
  * differ between ranks, so they always run), reductions of a team of one still turn logical
  * operations into 0 or 1 (not scans: rank 0's scan and rank 1's exscan are one
  * rank's input as it is, as in MPI). */
-static int call(osmp__team_t t, osmp_coll_t c, struct osmp__args *a, osmp_op_t op)
+static inline __attribute__((always_inline)) int call(osmp__team_t t, osmp_coll_t c, struct osmp__args *a,
+                                                      osmp_op_t op)
 {
     int rc = a->count || a->vector ? osmp__run(&t->coll, c, a) : OSMP_OK;
     if (!rc && a->fn && t->coll.size == 1 && c != OSMP_COLL_SCAN && c != OSMP_COLL_EXSCAN)
@@ -67,7 +68,8 @@ static int call(osmp__team_t t, osmp_coll_t c, struct osmp__args *a, osmp_op_t o
 }
 
 /* Tracing off costs the one branch on t->coll.trace here (and one per copy). */
-static int run(osmp__team_t t, osmp_coll_t c, struct osmp__args *a, int dtype, osmp_op_t op)
+static inline __attribute__((always_inline)) int run(osmp__team_t t, osmp_coll_t c, struct osmp__args *a, int dtype,
+                                                     osmp_op_t op)
 {
     int rc = check_args(t, c, a->vector ? 0 : a->count, dtype, (int)op, a->root);
     if (rc) return rc;
@@ -98,8 +100,9 @@ int osmp_bcast(osmp_team_t h, void *buf, size_t count, osmp_dtype_t dtype, int r
 
 /* Reduce (rooted: only the root needs recvbuf, only the root may be in place)
  * and allreduce (root 0). */
-static int reduction(osmp_team_t h, osmp_coll_t c, const void *sendbuf, void *recvbuf, size_t count,
-                     osmp_dtype_t dtype, osmp_op_t op, int root)
+static inline __attribute__((always_inline)) int reduction(osmp_team_t h, osmp_coll_t c, const void *sendbuf,
+                                                           void *recvbuf, size_t count, osmp_dtype_t dtype,
+                                                           osmp_op_t op, int root)
 {
     CHECK_TEAM(h, t);
     struct osmp__args a = {.count = count, .out = recvbuf, .root = root};
