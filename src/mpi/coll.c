@@ -119,8 +119,8 @@ static void close_views(struct side *in, struct side *out, int ok, MPI_Comm comm
 #define USE_MPI (-1) /* from the shared bodies below: the caller makes the PMPI_ call */
 
 /* Gather (the root receives size blocks) and scatter (the root sends them). */
-static int rooted(osmp_coll_t c, const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
-                  MPI_Datatype rdt, int root, MPI_Comm comm)
+static inline __attribute__((always_inline)) int rooted(osmp_coll_t c, const void *sendbuf, int scount,
+                MPI_Datatype sdt, void *recvbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     struct osmp__mpi_comm *s = osmp__mpi_state(comm, c);
     if (!s) return USE_MPI;
@@ -234,9 +234,9 @@ static struct osmp__mpi_comm *vector_state(MPI_Comm comm, osmp_coll_t c)
 }
 
 /* Gatherv and scatterv: the root's side is the vector. */
-static int rooted_v(osmp_coll_t c, const void *sendbuf, int scount, const int *scounts, const int *sdispls,
-                    MPI_Datatype sdt, void *recvbuf, int rcount, const int *rcounts, const int *rdispls,
-                    MPI_Datatype rdt, int root, MPI_Comm comm)
+static inline __attribute__((always_inline)) int rooted_v(osmp_coll_t c, const void *sendbuf, int scount,
+                const int *scounts, const int *sdispls, MPI_Datatype sdt, void *recvbuf, int rcount,
+                const int *rcounts, const int *rdispls, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     struct osmp__mpi_comm *s = vector_state(comm, c);
     if (!s || root < 0 || root >= s->size) return USE_MPI;

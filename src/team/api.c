@@ -131,8 +131,8 @@ int osmp_allreduce(osmp_team_t h, const void *sendbuf, void *recvbuf, size_t cou
 
 /* Rooted data movement: the root's buffer holds size blocks; the root's own
  * block may be in place (OSMP_IN_PLACE for the root's `mine`). */
-static int rooted(osmp_team_t h, osmp_coll_t c, const void *all, const void *mine, size_t count,
-                  osmp_dtype_t dtype, int root, int mine_is_out)
+static inline __attribute__((always_inline)) int rooted(osmp_team_t h, osmp_coll_t c, const void *all,
+                const void *mine, size_t count, osmp_dtype_t dtype, int root, int mine_is_out)
 {
     CHECK_TEAM(h, t);
     size_t e = esize_of(dtype, count, (size_t)t->coll.size);
@@ -220,8 +220,9 @@ static int blocks_fit(const size_t *counts, const size_t *displs, int n, size_t 
 }
 
 /* The root's vector side (counts and displs) and this rank's own block. */
-static int rooted_v(osmp_team_t h, osmp_coll_t c, const void *all, const size_t *counts, const size_t *displs,
-                    const void *mine, size_t count, osmp_dtype_t dtype, int root, int mine_is_out)
+static inline __attribute__((always_inline)) int rooted_v(osmp_team_t h, osmp_coll_t c, const void *all,
+                const size_t *counts, const size_t *displs, const void *mine, size_t count, osmp_dtype_t dtype,
+                int root, int mine_is_out)
 {
     CHECK_TEAM(h, t);
     size_t e = osmp_dtype_size(dtype), extent = 0, bytes;
