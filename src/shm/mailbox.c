@@ -61,11 +61,9 @@ static int wait_on(struct osmp__mbox *m, int rank, int dir, osmp_atomic64_t *ctr
  * in a row, the counter the writer just moved on and then the data; and a later
  * claim whose consumer is `rank` on dir (the direct exchange's line of two
  * calls back, read in the call between) loads no line of theirs. */
-int osmp__mb_wait(struct osmp__mbox *m, int rank, int dir, uint64_t step)
+int osmp__mb_wait_slow(struct osmp__mbox *m, int rank, int dir, uint64_t step)
 {
-    uint64_t *seen = osmp__mb_seen_at(m, rank, dir);
-    if (osmp__seq_reached(*seen, step)) return OSMP_OK; /* acquired when it was loaded */
-    return wait_on(m, rank, dir, &osmp__mb_chan(m, rank, dir)->seq, step, &m->wait, seen);
+    return wait_on(m, rank, dir, &osmp__mb_chan(m, rank, dir)->seq, step, &m->wait, osmp__mb_seen_at(m, rank, dir));
 }
 
 /* A sleeper on a mini line counts itself on its direction's wake line, as one
@@ -186,10 +184,10 @@ static int wait_far(struct osmp__mbox *m, int rank, int dir, uint64_t step)
     return wait_on(m, rank, dir, &osmp__mb_chan(m, rank, dir)->seq, step, &far, osmp__mb_seen_at(m, rank, dir));
 }
 
-/* A claim's rare part: a consumer of the slot's last content is not known to
- * be done; wait for it (out of line: the usual claim saves no registers for it). */
-static __attribute__((noinline)) int claim_wait(struct osmp__mbox *m, int dir, int slot,
-                                                const struct osmp__slot_rec *rec)
+/* The rare part of osmp__mb_claim (mailbox.h), out of line: the usual claim
+ * saves no registers for it. */
+__attribute__((noinline)) int osmp__mb_claim_wait(struct osmp__mbox *m, int dir, int slot,
+                                                  const struct osmp__slot_rec *rec)
 {
     for (int i = 0; i < rec->nconsumers; i++) { /* (each wait records what it saw in seen) */
         int c = rec->consumers[i];
@@ -199,28 +197,4 @@ static __attribute__((noinline)) int claim_wait(struct osmp__mbox *m, int dir, i
         if (far ? wait_far(m, c, rec->dir, later->seq) : osmp__mb_wait(m, c, rec->dir, rec->seq)) return -1;
     }
     return 0;
-}
-
-char *osmp__mb_claim(struct osmp__mbox *m, int dir, int slot, const int *consumers, int n, int signal_dir,
-                     uint64_t signal_step)
-{
-    struct osmp__slot_rec *rec = slot >= 0                    ? &m->rec[dir][slot]
-                                 : slot == OSMP__SLOT_INLINE ? &m->rec[dir][m->depth]
-                                                             : &m->mini_rec[dir][OSMP__SLOT_MINI(0) - slot];
-    for (int i = 0; rec->written && i < rec->nconsumers; i++) /* the usual case: every one known done */
-        if (!osmp__seq_reached(osmp__mb_seen(m, rec->consumers[i], rec->dir), rec->seq)) {
-            if (claim_wait(m, dir, slot, rec)) return NULL;
-            break;
-        }
-    rec->written = 1;
-    rec->seq = signal_step;
-    rec->dir = signal_dir;
-    rec->nconsumers = n;
-    if (n == 1) {
-        rec->one = consumers[0];
-        rec->consumers = &rec->one;
-    } else {
-        rec->consumers = consumers;
-    }
-    return osmp__mb_slot(m, m->rank, dir, slot);
 }

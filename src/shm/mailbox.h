@@ -200,10 +200,8 @@ static inline int osmp__mb_ring(const struct osmp__mbox *m, uint64_t k)
  * counters at `step`. */
 void osmp__mb_init_mine(struct osmp__mbox *m, uint64_t step);
 
-/* Wait until `rank` has published `step` in direction dir. OSMP_ERR_PEER_LOST
- * if it died (or another participant gave up on the team) first; m->failed is
- * then set. */
-int osmp__mb_wait(struct osmp__mbox *m, int rank, int dir, uint64_t step);
+/* osmp__mb_wait (below) once the counter must be loaded. */
+int osmp__mb_wait_slow(struct osmp__mbox *m, int rank, int dir, uint64_t step);
 void osmp__mb_publish(struct osmp__mbox *m, int dir, uint64_t step);
 /* The same for a message in `slot`: a mini line's own counter, else the mailbox's. */
 int osmp__mb_wait_slot(struct osmp__mbox *m, int rank, int dir, int slot, uint64_t step);
@@ -245,6 +243,16 @@ static inline uint64_t osmp__mb_seen(const struct osmp__mbox *m, int rank, int d
     return *osmp__mb_seen_at(m, rank, dir);
 }
 
+/* Wait until `rank` has published `step` in direction dir. OSMP_ERR_PEER_LOST
+ * if it died (or another participant gave up on the team) first; m->failed is
+ * then set. Inline where what I saw last suffices (no call in a small call's
+ * path: the entry points' layers cost it more than its loads). */
+static inline int osmp__mb_wait(struct osmp__mbox *m, int rank, int dir, uint64_t step)
+{
+    if (osmp__seq_reached(osmp__mb_seen(m, rank, dir), step)) return 0; /* OSMP_OK; acquired when it was loaded */
+    return osmp__mb_wait_slow(m, rank, dir, step);
+}
+
 /* Write n bytes of a message into my ring slot dst (as osmp__mb_claim gave it).
  * From m->stream_min bytes (OSMP_STREAM_MIN; a pair far apart) with
  * non-temporal stores: an ordinary store must first take the line back from
@@ -259,11 +267,36 @@ static inline size_t osmp__mb_fill(const struct osmp__mbox *m, void *dst, const 
     return 0;
 }
 
+/* A claim's rare part (mailbox.c): a consumer of the slot's last content is
+ * not known to be done; wait for it. 0, or -1 when a consumer was lost. */
+int osmp__mb_claim_wait(struct osmp__mbox *m, int dir, int slot, const struct osmp__slot_rec *rec);
+
 /* Claim my slot (as osmp__mb_slot names it) of direction dir, waiting
  * until the consumers of its previous content are done. The new content's
  * consumers will say they are done by publishing signal_step on their own
  * counter of direction signal_dir. NULL when a consumer was lost. */
-char *osmp__mb_claim(struct osmp__mbox *m, int dir, int slot, const int *consumers, int n, int signal_dir,
-                     uint64_t signal_step);
+static inline char *osmp__mb_claim(struct osmp__mbox *m, int dir, int slot, const int *consumers, int n,
+                                   int signal_dir, uint64_t signal_step)
+{
+    struct osmp__slot_rec *rec = slot >= 0                    ? &m->rec[dir][slot]
+                                 : slot == OSMP__SLOT_INLINE ? &m->rec[dir][m->depth]
+                                                             : &m->mini_rec[dir][OSMP__SLOT_MINI(0) - slot];
+    for (int i = 0; rec->written && i < rec->nconsumers; i++) /* the usual case: every one known done */
+        if (!osmp__seq_reached(osmp__mb_seen(m, rec->consumers[i], rec->dir), rec->seq)) {
+            if (osmp__mb_claim_wait(m, dir, slot, rec)) return NULL;
+            break;
+        }
+    rec->written = 1;
+    rec->seq = signal_step;
+    rec->dir = signal_dir;
+    rec->nconsumers = n;
+    if (n == 1) {
+        rec->one = consumers[0];
+        rec->consumers = &rec->one;
+    } else {
+        rec->consumers = consumers;
+    }
+    return osmp__mb_slot(m, m->rank, dir, slot);
+}
 
 #endif
