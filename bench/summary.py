@@ -7,9 +7,14 @@ ratio over every size, and the machine's load.
 usage: summary.py --out DIR [--warn TEXT] [--hogs N] MERGED.json [...]
 """
 import argparse
+import glob
 import json
 import math
 import os
+
+# A pair whose cache-line round trip is above this is "far" (bench/ab --states):
+# the host put the two vCPUs on different sockets for a while.
+FAR_RT_US = 0.3
 
 
 def lib_name(run):
@@ -39,9 +44,25 @@ def main():
         print(f"**Contention run: {a.hogs} CPU hogs (one per core) ran during the measurement.**\n")
     if a.warn:
         print(f"**{a.warn}**\n")
-    print(f"Cache-line round trip {runs[0]['line_rt_us']:.3f} us. bound = one-way cache-line latency + the time one "
-          "core takes to copy the bytes that must reach the busiest rank, just written by another core, into a hot "
-          "buffer (measured per size in the same run).\n")
+    # Each run's own round trip (LIB-MODE-osmp|mpi-K.json beside the merged files):
+    # a host that moved the pair between runs mixes two machines in one median.
+    rts = []
+    for path in sorted(glob.glob(os.path.join(a.out, "*-*-*-[0-9]*.json"))):
+        try:
+            rt = json.load(open(path)).get("line_rt_us")
+        except (OSError, ValueError):
+            continue
+        if isinstance(rt, (int, float)) and rt > 0:
+            rts.append(rt)
+    span = f" ({min(rts):.3f}-{max(rts):.3f} us over its {len(rts)} runs)" if rts else ""
+    print(f"Cache-line round trip {runs[0]['line_rt_us']:.3f} us{span}. bound = one-way cache-line latency + the time "
+          "one core takes to copy the bytes that must reach the busiest rank, just written by another core, into a "
+          "hot buffer (measured per size in the same run).\n")
+    if rts and min(rts) < FAR_RT_US < max(rts):
+        near = sum(1 for x in rts if x < FAR_RT_US)
+        print(f"**WARNING: the pair changed state during the measurement: {near} runs near (round trip below "
+              f"{FAR_RT_US} us), {len(rts) - near} far, and a median over both describes neither (bench/ab --states "
+              "reports the two apart).**\n")
     modes = {"osu": "OSU mode: per-call latency, the library's own barrier between calls, average over ranks "
                     "(median of the runs); OSMP = the same binary with libosmp_mpi preloaded",
              "b2b": "Back-to-back mode (IMB): calls in a row, time per call, maximum over ranks (median of the runs); "

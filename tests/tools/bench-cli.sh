@@ -68,5 +68,25 @@ assert [(r[0], r[1]) for r in rows] == [("allreduce", "8"), ("barrier", "0")], r
 assert all(len(r) == 8 and all(float(x) > 0 for x in r[2:5]) and all(float(x) >= 0 for x in r[5:]) for r in rows), rows
 PY
 fi
+# bench/summary.py names the span of the runs' cache-line round trips and warns when the pair was near in some
+# runs and far in others (a median over both describes neither).
+mkdir -p "$tmp/sum"
+python3 - "$tmp/sum" "$src/bench/summary.py" <<'PY' || fail=1
+import json, os, subprocess, sys
+d = sys.argv[1]
+merged = {"processes": 2, "mpi": "Open MPI v4.1.4, package: test", "mode": "osu", "line_rt_us": 0.07,
+          "results": [{"op": "allreduce", "bytes": 8, "osmp_us": 0.2, "mpi_us": 0.4, "bound_us": 0.1}]}
+json.dump(merged, open(os.path.join(d, "openmpi-osu.json"), "w"))
+def summary(rts):
+    for k, rt in enumerate(rts):
+        side = "osmp" if k % 2 else "mpi"
+        json.dump({"line_rt_us": rt}, open(os.path.join(d, f"openmpi-osu-{side}-{k // 2 + 1}.json"), "w"))
+    return subprocess.run(["python3", sys.argv[2], "--out", d, os.path.join(d, "openmpi-osu.json")],
+                          capture_output=True, text=True, check=True).stdout
+out = summary([0.07, 0.08, 0.06, 0.09])
+assert "(0.060-0.090 us over its 4 runs)" in out and "WARNING" not in out, out
+out = summary([0.07, 0.47, 0.06, 0.48])
+assert "(0.060-0.480 us over its 4 runs)" in out and "2 runs near" in out and "2 far" in out, out
+PY
 [ $fail = 0 ] && echo "bench-cli: ok"
 exit $fail
