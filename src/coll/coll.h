@@ -230,10 +230,13 @@ static inline void osmp__trace_handover(osmp__coll_t t, const char *alg)
 /* Write n bytes of a message into my ring slot dst (osmp__mb_fill: streaming
  * stores from OSMP_STREAM_MIN) and tell the trace how. The caller reports the
  * copy itself (osmp__trace_copy), as for any other. */
+static inline void osmp__trace_streamed(osmp__coll_t t, size_t streamed)
+{
+    if (__builtin_expect(t->trace != NULL, 0) && streamed) osmp__trace_stream_(t->trace, streamed);
+}
 static inline void osmp__stage(osmp__coll_t t, void *dst, const void *src, size_t n)
 {
-    size_t streamed = osmp__mb_fill(&t->mb, dst, src, n);
-    if (__builtin_expect(t->trace != NULL, 0) && streamed) osmp__trace_stream_(t->trace, streamed);
+    osmp__trace_streamed(t, osmp__mb_fill(&t->mb, dst, src, n));
 }
 
 /* One call's arguments, resolved (no OSMP_IN_PLACE; bcast's buffer is `out`). */
@@ -325,12 +328,10 @@ static inline int osmp__copy_once(const struct osmp__args *a, size_t bytes)
  * alltoall of 1-2 MiB blocks: README "Single copy"). */
 static inline void osmp__copy_own(const osmp__coll_t t, void *dst, const void *src, size_t bytes)
 {
-    if (bytes >= t->own_stream_min) {
-        size_t streamed = osmp__stream_copy(dst, src, bytes);
-        if (__builtin_expect(t->trace != NULL, 0) && streamed) osmp__trace_stream_(t->trace, streamed);
-    } else {
+    if (bytes >= t->own_stream_min)
+        osmp__trace_streamed(t, osmp__stream_copy(dst, src, bytes));
+    else
         memcpy(dst, src, bytes);
-    }
 }
 
 /* Alltoallv's paths (alltoallv/alltoallv_direct.c): a block between two ranks

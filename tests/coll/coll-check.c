@@ -475,13 +475,12 @@ static void check_tail(osmp_team_t t, const char *what, const unsigned char *p, 
 
 /* Gatherv and scatterv at one root: the root's blocks laid out by `kind`; the other ranks pass NULL for
  * everything only the root reads, and ranks without elements a NULL buffer. */
-static void check_gatherv_scatterv(osmp_team_t t, size_t c, osmp_dtype_t d, int root, int kind)
+static void check_gatherv_scatterv_counts(osmp_team_t t, size_t *cnt, size_t c, osmp_dtype_t d, int root, int kind)
 {
     int me = osmp_team_rank(t), n = osmp_team_size(t), rt = me == root;
     size_t e = osmp_dtype_size(d);
     uint64_t salt = salt_counter++;
-    size_t *cnt = malloc(sizeof(size_t) * (size_t)n), *displ = malloc(sizeof(size_t) * (size_t)n);
-    for (int r = 0; r < n; r++) cnt[r] = vcount(r, n, c, 1);
+    size_t *displ = malloc(sizeof(size_t) * (size_t)n);
     size_t bytes = layout(n, cnt, displ, kind) * e + TAIL, mb = cnt[me] * e;
     unsigned char *mine = malloc(mb + TAIL), *all = rt ? malloc(bytes) : NULL, *want = rt ? malloc(bytes) : NULL;
     unsigned char *send = cnt[me] ? mine : NULL;
@@ -532,11 +531,37 @@ static void check_gatherv_scatterv(osmp_team_t t, size_t c, osmp_dtype_t d, int 
         check_block(t, what, mine, me, mb, salt + 1);
         check_tail(t, what, mine + mb, TAIL);
     }
-    free(cnt);
     free(displ);
     free(mine);
     free(all);
     free(want);
+}
+
+static void check_gatherv_scatterv(osmp_team_t t, size_t c, osmp_dtype_t d, int root, int kind)
+{
+    int n = osmp_team_size(t);
+    size_t *cnt = malloc(sizeof(size_t) * (size_t)n);
+    for (int r = 0; r < n; r++) cnt[r] = vcount(r, n, c, 1);
+    check_gatherv_scatterv_counts(t, cnt, c, d, root, kind);
+    free(cnt);
+}
+
+/* Gatherv and scatterv with blocks on either side of a mini line's and a pair of lines' data (56 and 112 B:
+ * shm/mailbox.h) and of none, at every root, each rank's block another size than its neighbours' (the
+ * root's own too): a team of two sends its one block in the lines its size takes, larger teams one line per
+ * rank (coll/gather/gather_direct.c, coll/scatter/scatter_direct.c). */
+static void check_vector_line_sizes(osmp_team_t t)
+{
+    static const size_t sizes[] = {0, 1, 56, 57, 100, 112, 113, 300};
+    size_t ns = sizeof(sizes) / sizeof(sizes[0]);
+    int n = osmp_team_size(t);
+    size_t *cnt = malloc(sizeof(size_t) * (size_t)n);
+    for (int root = 0; root < n; root++)
+        for (size_t i = 0; i < ns; i++) {
+            for (int r = 0; r < n; r++) cnt[r] = sizes[(i + (size_t)r * 3) % ns];
+            check_gatherv_scatterv_counts(t, cnt, sizes[i], OSMP_UINT8, root, root % 2 ? ROTATED : REVERSED);
+        }
+    free(cnt);
 }
 
 /* Allgatherv with blocks laid out by `kind` (PACKED is the contiguous case), then in place. */
@@ -867,6 +892,7 @@ static void run_checks(osmp_team_t t)
                                        rt % 2 ? ROTATED : REVERSED);
         }
         if (only_reductions) continue;
+        if (count == 64) check_vector_line_sizes(t); /* (once) */
         /* scan and exscan at the counts 0, 1, 7, 1000, 65536 */
         if (count != 64 && count <= 65536)
             for (int d = 0; d < OSMP_DTYPE_COUNT; d++)
