@@ -104,7 +104,7 @@ static int read_rank(struct trace *t, osmp_topo_t topo, const char *prefix, int 
         char kind[16];
         uint64_t k, v, s, d;
         if (get_str(line, "kind", kind, sizeof(kind))) goto bad;
-        if (strcmp(kind, "team") == 0) continue;
+        if (strcmp(kind, "team") == 0 || strcmp(kind, "settings") == 0) continue;
         if (get_u64(line, "call", &k)) goto bad;
         struct call *c = call_at(t, k);
         if (!c) {

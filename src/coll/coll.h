@@ -118,6 +118,7 @@ struct osmp__coll {
     /* Per collective: blocks from this size are copied once (SIZE_MAX where
      * single copy does not work; team.c). */
     size_t single_copy_min[OSMP_COLL_COUNT];
+    size_t single_copy_max[OSMP_COLL_COUNT]; /* and below this (SIZE_MAX: no bound) */
     size_t own_stream_min; /* an exchange copies my own block with streaming stores from this size (osmp__copy_own) */
     /* Per collective, size class and single copy (0/1): the algorithm to run,
      * resolved at team creation from the selection table and OSMP_<OP>_ALG. */
@@ -256,7 +257,7 @@ struct osmp__args {
     int root;
     int radix;       /* the tree base case chosen with the algorithm */
     int single_copy; /* copy blocks once, straight from the source buffer */
-    size_t copy_min; /* this call's single_copy_min (osmp__copy_once) */
+    size_t copy_min, copy_max; /* this call's single_copy_min and _max (osmp__copy_once) */
     size_t staged;   /* bytes the entry point first copied within my memory (in place), for the trace */
 };
 
@@ -317,7 +318,7 @@ int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a);
  * straight from where it is (both sides decide alike from the block's size). */
 static inline int osmp__copy_once(const struct osmp__args *a, size_t bytes)
 {
-    return bytes >= a->copy_min;
+    return bytes >= a->copy_min && bytes < a->copy_max;
 }
 
 /* My own block of an exchange (allgather(v), alltoall(v)) from my input into

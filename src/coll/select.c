@@ -289,7 +289,8 @@ int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a)
     int sz = bytes <= OSMP_INLINE_MAX ? OSMP__SIZE_INLINE : bytes <= OSMP__MEDIUM_MAX ? OSMP__SIZE_MEDIUM
                                                                                        : OSMP__SIZE_LARGE;
     a->copy_min = t->single_copy_min[c];
-    a->single_copy = bytes >= a->copy_min;
+    a->copy_max = t->single_copy_max[c];
+    a->single_copy = osmp__copy_once(a, bytes);
     const struct osmp__choice *ch = &t->choice[c][sz][a->single_copy];
     a->radix = ch->radix;
     if (__builtin_expect(t->trace != NULL, 0)) osmp__trace_alg_(t->trace, ch->alg->name, ch->radix, a->root, bytes);

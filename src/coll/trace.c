@@ -75,6 +75,11 @@ int osmp__trace_open(struct osmp__trace **out, const char *base, int rank, int s
     return OSMP_OK;
 }
 
+void osmp__trace_settings(struct osmp__trace *tr, int far, int cma_slow)
+{
+    if (tr && tr->f) fprintf(tr->f, "{\"kind\": \"settings\", \"far\": %d, \"cma_slow\": %d}\n", far, cma_slow);
+}
+
 int osmp__trace_sink(struct osmp__trace **tr, uint64_t *acc, int rank, int size)
 {
     if (!*tr && !(*tr = calloc(1, sizeof(**tr)))) return OSMP_ERR_NO_MEMORY;

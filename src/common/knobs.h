@@ -36,6 +36,11 @@
                             "far apart (other packages; a virtual machine whose host placed the two vCPUs "   \
                             "on different sockets): OSMP_STREAM_MIN=auto streams from 1 KiB there, and "      \
                             "OSMP_SINGLE_COPY_MIN=auto copies allgather and alltoall once from 16 KiB")       \
+    X(CMA_COST, "auto", "CMA's time to copy 256 KiB over memcpy's, percent: auto (measured once per process "   \
+                        "by the rank 0 of a team of processes, with OSMP_SINGLE_COPY_MIN=auto) or a number; "   \
+                        "from 200 (a virtual machine's page walks) OSMP_SINGLE_COPY_MIN=auto stages "          \
+                        "allgather and alltoall through the slots up to 33554432 as the others, and a far "    \
+                        "pair copies their blocks once only from 16384 up to 524287")                         \
     X(STREAM_MIN, "auto", "smallest chunk (bytes) a participant writes into its ring slots with non-temporal "   \
                           "stores, which send the lines to memory instead of first fetching them back from "  \
                           "the reader's cache: auto (1024 on a pair that OSMP_PAIR_LATENCY finds far apart, "  \
@@ -128,6 +133,17 @@
  * 0.66-0.73; from 640 KiB (2.5 MiB / n^2) it cost 1.1 at 640-768 KiB. */
 #define OSMP__OWN_STREAM_TEAM 4194304L
 #define OSMP__SINGLE_COPY_EXCHANGE_FLOOR 131072L
+/* OSMP_CMA_COST (shm.h osmp__cma_cost) from which CMA counts as slow. This
+ * machine's host, some days: CMA 3.0-3.1 times memcpy's time (self, 256 KiB and
+ * 1 MiB; 117 -> 51 us per MiB with transparent huge pages: the cost is per 4 KiB
+ * page), and the slots beat it in the exchanges at every size measured, near
+ * (2 processes, OSU timing, bench/ab --base-env OSMP_SINGLE_COPY_MIN=67108864,
+ * 8-14 runs: allgather and alltoall of 1-8 MiB 0.81-0.91 of CMA's time), and on
+ * a far pair from 512 KiB (4 runs: 0.81-0.95 at 512 KiB-4 MiB; CMA still won
+ * 16-256 KiB, 0.4-0.8). The days the rule above was measured, CMA won from 640
+ * KiB. */
+#define OSMP__CMA_SLOW_PCT 200
+#define OSMP__SINGLE_COPY_FAR_SLOW_MAX 524288L
 
 /* After them, one OSMP_<OP>_ALG per collective of OSMP_COLL_MAP (osmp.h), whose
  * values are the names in that collective's algorithm table (coll/select.c),

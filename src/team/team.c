@@ -98,6 +98,7 @@ struct boot1 {
     uint64_t op_specs; /* a hash of the participant's OSMP_HIERARCHY_<OP> (they must agree) */
     uint64_t probe_addr, chunk, depth, single_copy_min, single_copy_min_threads, step_start;
     int64_t pair_latency;     /* OSMP_PAIR_LATENCY in ns; -1: auto (measure) */
+    int64_t cma_cost;         /* OSMP_CMA_COST in percent; -1: auto (measure) */
     int64_t stream_min;       /* OSMP_STREAM_MIN; -1: auto (a far pair), -2: never */
     int32_t single_copy_auto; /* OSMP_SINGLE_COPY_MIN=auto: the exchange and far-pair rules apply (init_coll) */
     /* OSMP_<OP>_ALG as an index into the collective's table (-1: auto) and a radix */
@@ -109,7 +110,8 @@ struct boot1 {
 
 struct boot2 {
     int32_t status, can_read_next;
-    int32_t far; /* rank 0's: the pair is far apart (pair_latency) */
+    int32_t far;      /* rank 0's: the pair is far apart (pair_latency) */
+    int32_t cma_slow; /* rank 0's: CMA costs OSMP__CMA_SLOW_PCT or more (osmp__cma_cost) */
 };
 
 static volatile uint64_t probe_word = 0x6f736d7070726f62ULL; /* read by the next rank to test CMA */
@@ -158,7 +160,12 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy, int size)
                                         : osmp__knob_long(OSMP_KNOB_STREAM_MIN, 0, 1L << 40, err, sizeof(err));
     if (lat >= 0 && stream < 0)
         snprintf(err, sizeof(err), "OSMP_STREAM_MIN=\"%s\" must be auto, never or an integer in 0..%ld", st, 1L << 40);
-    long check = stream < 0 ? -1 : osmp__knob_long(OSMP_KNOB_CHECK_ARGS, 0, 1, err, sizeof(err));
+    const char *cc = osmp__knob_str(OSMP_KNOB_CMA_COST);
+    int cc_auto = strcmp(cc, "auto") == 0;
+    long cost = stream < 0 ? -1 : cc_auto ? 0 : osmp__knob_long(OSMP_KNOB_CMA_COST, 0, 1L << 20, err, sizeof(err));
+    if (stream >= 0 && cost < 0)
+        snprintf(err, sizeof(err), "OSMP_CMA_COST=\"%s\" must be auto or an integer in 0..%ld", cc, 1L << 20);
+    long check = cost < 0 ? -1 : osmp__knob_long(OSMP_KNOB_CHECK_ARGS, 0, 1, err, sizeof(err));
     if (check < 0) {
         report_knob(err);
         return OSMP_ERR_KNOB;
@@ -169,6 +176,7 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy, int size)
     b->single_copy_min_threads = (uint64_t)scmin_threads;
     b->single_copy_auto = sm_auto;
     b->pair_latency = pl_auto ? -1 : lat;
+    b->cma_cost = cc_auto ? -1 : cost;
     b->stream_min = st_auto ? -1 : st_never ? -2 : stream;
     b->check_args = (int32_t)check;
     const char *start = osmp__knob_str(OSMP_KNOB_STEP_START);
@@ -434,7 +442,7 @@ done:
     return best;
 }
 
-static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, osmp_topo_t topo)
+static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, int cma_slow, osmp_topo_t topo)
 {
     struct osmp__coll *c = &t->coll;
     c->cores = t->cores;
@@ -462,24 +470,29 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, osmp_topo_
      * rank to every rank: allgather(v), alltoall(v)) by the team's volume; on
      * a pair far apart, the exchanges from OSMP__SINGLE_COPY_MIN_FAR, and the
      * others too unless its slots are written with streaming stores from there
-     * on (their staged lines would cross twice). */
+     * on (their staged lines would cross twice). Where CMA is slow (cma_slow,
+     * knobs.h OSMP__CMA_SLOW_PCT) the exchanges stage as the others do, and a
+     * far pair's only below OSMP__SINGLE_COPY_FAR_SLOW_MAX. */
     uint64_t n2 = (uint64_t)c->size * (uint64_t)c->size, exch = OSMP__SINGLE_COPY_EXCHANGE_TEAM / n2;
     c->own_stream_min = OSMP__HAVE_STREAM ? (size_t)(OSMP__OWN_STREAM_TEAM / n2) : SIZE_MAX;
     if (exch < OSMP__SINGLE_COPY_EXCHANGE_FLOOR) exch = OSMP__SINGLE_COPY_EXCHANGE_FLOOR;
     for (int k = 0; k < OSMP_COLL_COUNT; k++) {
         unsigned f = osmp_coll_flags((osmp_coll_t)k);
         int exchange = (f & OSMP_COLL_BLOCKS) && !(f & (OSMP_COLL_ROOTED | OSMP_COLL_REDUCES));
-        uint64_t min = one_process ? r0->single_copy_min_threads : r0->single_copy_min;
+        uint64_t min = one_process ? r0->single_copy_min_threads : r0->single_copy_min, max = UINT64_MAX;
         if (!one_process && r0->single_copy_auto) {
-            if (exchange) min = exch;
+            if (exchange && !cma_slow) min = exch;
             if (far && (exchange || c->mb.stream_min > OSMP__SINGLE_COPY_MIN_FAR) && min > OSMP__SINGLE_COPY_MIN_FAR)
                 min = OSMP__SINGLE_COPY_MIN_FAR;
+            if (far && exchange && cma_slow) max = OSMP__SINGLE_COPY_FAR_SLOW_MAX;
         }
         /* Reduce's single copy moves a leaf's copy onto its parent (reduce_tree.c):
          * between processes it saves a crossing, between threads nothing. */
         if (one_process && k == OSMP_COLL_REDUCE) min = UINT64_MAX;
         c->single_copy_min[k] = !c->single_copy || min > SIZE_MAX ? SIZE_MAX : (size_t)min;
+        c->single_copy_max[k] = max > SIZE_MAX ? SIZE_MAX : (size_t)max;
     }
+    osmp__trace_settings(c->trace, far, cma_slow);
     struct osmp__choice forced[OSMP_COLL_COUNT];
     for (int k = 0; k < OSMP_COLL_COUNT; k++) {
         forced[k].alg = r0->alg[k] < 0 ? NULL : &osmp__algs_of((osmp_coll_t)k)[r0->alg[k]];
@@ -609,7 +622,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
      * 7 of 24 (operation, size) after yielding, 39-155 us (all) sleeping. */
     if (!t->coll.oversubscribed) mb->wait.yields = 0;
 
-    struct boot2 mine2 = {OSMP_OK, 1, 0};
+    struct boot2 mine2 = {OSMP_OK, 1, 0, 0};
     if (p->rank == 0) {
         mb->seg = seg;
         t->seg_private = p->size == 1;
@@ -645,6 +658,12 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
         int64_t ns = r0->pair_latency >= 0 ? r0->pair_latency : mine2.status ? -1 : pair_latency(mb);
         mine2.far = ns > OSMP__PAIR_FAR_NS;
     }
+    /* How dear CMA is here, where its auto thresholds apply (rank 0's answer
+     * travels in the last exchange). */
+    int remote = 0;
+    for (int r = 0; r < p->size; r++) remote |= !t->local[r];
+    if (p->rank == 0 && remote && r0->single_copy_mode && r0->single_copy_auto)
+        mine2.cma_slow = (r0->cma_cost >= 0 ? r0->cma_cost : osmp__cma_cost()) >= OSMP__CMA_SLOW_PCT;
     orc = 0;
     if (p->size > 1)
         orc = p->oob_allgather(p->oob_ctx, &mine2, all2, sizeof(mine2)); /* 4 */
@@ -656,7 +675,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     for (int r = 0; r < p->size; r++) readable &= all2[r].can_read_next;
     t->coll.single_copy = r0->single_copy_mode && readable;
     if (!rc && r0->single_copy_mode == 2 && !readable) rc = OSMP_ERR_UNSUPPORTED;
-    if (!rc) rc = init_coll(t, r0, all2[0].far, topo); /* cannot fail: the same on every participant */
+    if (!rc) rc = init_coll(t, r0, all2[0].far, all2[0].cma_slow, topo); /* cannot fail: the same on every participant */
     if (rc) goto fail;
     exchange_free(all1, (size_t)p->size * sizeof(*all1), mapped1);
     exchange_free(all2, (size_t)p->size * sizeof(*all2), mapped2);

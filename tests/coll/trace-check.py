@@ -29,9 +29,10 @@ def run_case(tools, machine, cores, op, nbytes, root=0, env=None):
     osmp_run, osmp_topo, trace_run = tools
     with tempfile.TemporaryDirectory() as d:
         prefix = os.path.join(d, "t")
-        # A pair's paths depend on how far apart its two processes are, which
-        # team creation measures (OSMP_PAIR_LATENCY=auto): the cases fix it.
-        e = dict(os.environ, OSMP_TRACE=prefix, OSMP_PAIR_LATENCY="0")
+        # A pair's paths depend on how far apart its two processes are, and
+        # the exchanges' on how dear CMA is, which team creation measures
+        # (OSMP_PAIR_LATENCY, OSMP_CMA_COST=auto): the cases fix both.
+        e = dict(os.environ, OSMP_TRACE=prefix, OSMP_PAIR_LATENCY="0", OSMP_CMA_COST="100")
         e.update(env or {})
         n = len(cores.split(","))
         cmd = [osmp_run, "-n", str(n), *machine, "--cores", cores, "--timeout", "250", "--",
@@ -49,11 +50,14 @@ def run_case(tools, machine, cores, op, nbytes, root=0, env=None):
         # Bytes each rank copied within its own memory (staging into its slots
         # among them), which the traffic view leaves out: from the raw trace.
         # And the bytes of those each rank staged with streaming stores (OSMP_STREAM_MIN).
-        calls[0]["own"], calls[0]["stream"] = [0] * n, [0] * n
+        # And what each rank's team decided from its measurements (the "settings" line).
+        calls[0]["own"], calls[0]["stream"], calls[0]["settings"] = [0] * n, [0] * n, [None] * n
         for r in range(n):
             with open(f"{prefix}.{r}.jsonl") as f:
                 for line in f:
                     e = json.loads(line)
+                    if e.get("kind") == "settings":
+                        calls[0]["settings"][r] = e
                     if e.get("kind") == "copy" and e["op"] == op and e["src"] == e["dst"] == r:
                         calls[0]["own"][r] += e["n"]
                     if e.get("kind") == "stream" and e["op"] == op:
@@ -208,6 +212,47 @@ def case_single_copy_exchange(tools):
     c = run_case(tools, OPTERON48, cores, "bcast", MIB, env=cma)
     check("bcast of 1 MiB: the root stages it into its slots", c["own"] == [MIB, 0], c["own"])
     check("bcast of 1 MiB: nothing streamed on a near pair", c["stream"] == [0, 0], c["stream"])
+
+
+def case_cma_cost(tools):
+    # OSMP_CMA_COST: how much dearer CMA is than memcpy here (percent), which
+    # rank 0 measures at team creation (auto) and the cases fix. From 200 the
+    # exchanges stage through the slots as the other collectives do (up to 32
+    # MiB), and a far pair copies their blocks once only from 16 KiB to below
+    # 512 KiB. Every rank's trace names the decision it took with the others.
+    cma = {"OSMP_SINGLE_COPY": "cma"}
+    for cost, slow in (("199", 0), ("200", 1), ("100000", 1)):
+        c = run_case(tools, OPTERON48, "0,1", "alltoall", MIB, env=dict(cma, OSMP_CMA_COST=cost))
+        check(f"OSMP_CMA_COST={cost}: every rank's team says cma_slow {slow}",
+              [x and x["cma_slow"] for x in c["settings"]] == [slow, slow], c["settings"])
+        alg = "slots" if slow else "pairwise"
+        check(f"OSMP_CMA_COST={cost}: alltoall of 1 MiB blocks on 2: {alg}", c["alg"] == alg, c["alg"])
+    slow = dict(cma, OSMP_CMA_COST="300")
+    c = run_case(tools, OPTERON48, "0,1,2,3", "alltoall", 160 * 1024, env=slow)
+    check("OSMP_CMA_COST=300: alltoall of 160 KiB blocks on 4: slots", c["alg"] == "slots", c["alg"])
+    c = run_case(tools, OPTERON48, "0,1", "allgather", MIB, env=slow)
+    check("OSMP_CMA_COST=300: allgather of 1 MiB blocks on 2, each rank stages its block and copies its own",
+          c["own"] == [2 * MIB] * 2, c["own"])
+    c = run_case(tools, OPTERON48, "0,1", "bcast", MIB, env=slow)
+    check("OSMP_CMA_COST=300: bcast of 1 MiB: the root stages it into its slots", c["own"] == [MIB, 0], c["own"])
+    for b, alg in ((16 * 1024, "pairwise"), (256 * 1024, "pairwise"), (512 * 1024 - 8, "pairwise"),
+                   (512 * 1024, "slots"), (MIB, "slots")):
+        c = run_case(tools, OPTERON48, "0,1", "alltoall", b, env=dict(slow, OSMP_PAIR_LATENCY="500"))
+        check(f"OSMP_CMA_COST=300, a far pair: alltoall of {b} B blocks: {alg}", c["alg"] == alg, c["alg"])
+        check(f"OSMP_CMA_COST=300, a far pair: alltoall of {b} B blocks: each rank receives B",
+              c["received"] == [b, b], c["received"])
+    c = run_case(tools, OPTERON48, "0,1", "alltoall", MIB, env=dict(cma, OSMP_PAIR_LATENCY="500"))
+    check("a far pair where CMA is not slow: alltoall of 1 MiB blocks: pairwise", c["alg"] == "pairwise", c["alg"])
+    # A number for OSMP_SINGLE_COPY_MIN is taken as it is: nothing measured, nothing slow.
+    c = run_case(tools, OPTERON48, "0,1", "alltoall", MIB, env=dict(slow, OSMP_SINGLE_COPY_MIN="524288"))
+    check("OSMP_SINGLE_COPY_MIN=524288, OSMP_CMA_COST=300: alltoall of 1 MiB blocks: pairwise",
+          c["alg"] == "pairwise" and [x["cma_slow"] for x in c["settings"]] == [0, 0], (c["alg"], c["settings"]))
+    # auto: rank 0 measures; whatever it found, both ranks took the same path, the one it implies.
+    c = run_case(tools, OPTERON48, "0,1", "alltoall", MIB, env=dict(cma, OSMP_CMA_COST="auto"))
+    got = [x["cma_slow"] for x in c["settings"]]
+    check("OSMP_CMA_COST=auto: both ranks decided alike", got[0] == got[1], got)
+    alg = "slots" if got[0] else "pairwise"
+    check(f"OSMP_CMA_COST=auto (cma_slow {got[0]}): alltoall of 1 MiB blocks on 2: {alg}", c["alg"] == alg, c["alg"])
 
 
 def case_pair_far(tools):
@@ -426,6 +471,7 @@ CASES = {
     "reduce_scatter-opteron48": case_reduce_scatter_opteron,
     "reduce_scatter-direct": case_reduce_scatter_direct,
     "single-copy-exchange": case_single_copy_exchange,
+    "cma-cost": case_cma_cost,
     "pair-far": case_pair_far,
     "alltoall-direct": case_alltoall_direct,
     "allgatherv-direct": case_allgatherv_direct,
