@@ -44,25 +44,26 @@ def main():
         print(f"**Contention run: {a.hogs} CPU hogs (one per core) ran during the measurement.**\n")
     if a.warn:
         print(f"**{a.warn}**\n")
-    # Each run's own round trip (LIB-MODE-osmp|mpi-K.json beside the merged files):
-    # a host that moved the pair between runs mixes two machines in one median.
-    rts = []
+    # Each run's own round trips, before and after its measurement (LIB-MODE-osmp|mpi-K.json beside the merged
+    # files): a host that moved the pair between runs, or during one, mixes two machines in one median.
+    rts, states = [], []
     for path in sorted(glob.glob(os.path.join(a.out, "*-*-*-[0-9]*.json"))):
         try:
-            rt = json.load(open(path)).get("line_rt_us")
+            run = json.load(open(path))
         except (OSError, ValueError):
             continue
-        if isinstance(rt, (int, float)) and rt > 0:
-            rts.append(rt)
-    span = f" ({min(rts):.3f}-{max(rts):.3f} us over its {len(rts)} runs)" if rts else ""
+        mine = [x for x in (run.get("line_rt_us"), run.get("line_rt_after_us")) if isinstance(x, (int, float)) and x > 0]
+        if mine:
+            rts += mine
+            states.append("near" if max(mine) < FAR_RT_US else "far" if min(mine) > FAR_RT_US else "changed")
+    span = f" ({min(rts):.3f}-{max(rts):.3f} us over its {len(states)} runs, before and after each)" if rts else ""
     print(f"Cache-line round trip {runs[0]['line_rt_us']:.3f} us{span}. bound = one-way cache-line latency + the time "
           "one core takes to copy the bytes that must reach the busiest rank, just written by another core, into a "
           "hot buffer (measured per size in the same run).\n")
-    if rts and min(rts) < FAR_RT_US < max(rts):
-        near = sum(1 for x in rts if x < FAR_RT_US)
-        print(f"**WARNING: the pair changed state during the measurement: {near} runs near (round trip below "
-              f"{FAR_RT_US} us), {len(rts) - near} far, and a median over both describes neither (bench/ab --states "
-              "reports the two apart).**\n")
+    if len(set(states)) > 1:
+        print(f"**WARNING: the pair changed state during the measurement: {states.count('near')} runs near (round trip "
+              f"below {FAR_RT_US} us before and after), {states.count('far')} far, {states.count('changed')} changed "
+              "within the run; a median over them describes no one state (bench/ab --states reports them apart).**\n")
     modes = {"osu": "OSU mode: per-call latency, the library's own barrier between calls, average over ranks "
                     "(median of the runs); OSMP = the same binary with libosmp_mpi preloaded",
              "b2b": "Back-to-back mode (IMB): calls in a row, time per call, maximum over ranks (median of the runs); "

@@ -67,6 +67,16 @@ assert [(r[0], r[1]) for r in rows] == [("allreduce", "8"), ("barrier", "0")], r
 # three latencies, then three ratios (printed to 2 decimals: a busy machine can make one 0.00)
 assert all(len(r) == 8 and all(float(x) > 0 for x in r[2:5]) and all(float(x) >= 0 for x in r[5:]) for r in rows), rows
 PY
+  # --states: every run is filed by the round trips it timed itself (osmp-bench's state: line, also
+  # printed with --no-bound), under near, far or changed.
+  "$src/bench/ab" --build "$build" --base "$build" --runs 1 -n 2 --states -- --mode b2b --ops barrier --sizes 8 \
+    --iters 20 --warmup 2 --rounds 1 >"$tmp/abs.txt" 2>&1 || { echo "bench/ab --states failed:"; cat "$tmp/abs.txt"; fail=1; }
+  grep -Eq '^(near|far|changed) pair \(cache-line round trip ' "$tmp/abs.txt" ||
+    { echo "bench/ab --states: no state named:"; cat "$tmp/abs.txt"; fail=1; }
+  out=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -n 2 --bind-to core "$bench" --mode b2b \
+    --ops barrier --iters 5 --warmup 1 --rounds 1 --no-bound 2>&1)
+  grep -Eq '^state: cache-line round trip [0-9.]+ us before the measurement, [0-9.]+ us after$' <<<"$out" ||
+    { echo "osmp-bench --no-bound printed no state: line:"; echo "$out"; fail=1; }
 fi
 # bench/summary.py names the span of the runs' cache-line round trips and warns when the pair was near in some
 # runs and far in others (a median over both describes neither).
@@ -80,13 +90,20 @@ json.dump(merged, open(os.path.join(d, "openmpi-osu.json"), "w"))
 def summary(rts):
     for k, rt in enumerate(rts):
         side = "osmp" if k % 2 else "mpi"
-        json.dump({"line_rt_us": rt}, open(os.path.join(d, f"openmpi-osu-{side}-{k // 2 + 1}.json"), "w"))
+        before, after = rt if isinstance(rt, tuple) else (rt, None)
+        run = {"line_rt_us": before} if after is None else {"line_rt_us": before, "line_rt_after_us": after}
+        json.dump(run, open(os.path.join(d, f"openmpi-osu-{side}-{k // 2 + 1}.json"), "w"))
     return subprocess.run(["python3", sys.argv[2], "--out", d, os.path.join(d, "openmpi-osu.json")],
                           capture_output=True, text=True, check=True).stdout
 out = summary([0.07, 0.08, 0.06, 0.09])
-assert "(0.060-0.090 us over its 4 runs)" in out and "WARNING" not in out, out
+assert "(0.060-0.090 us over its 4 runs, before and after each)" in out and "WARNING" not in out, out
 out = summary([0.07, 0.47, 0.06, 0.48])
-assert "(0.060-0.480 us over its 4 runs)" in out and "2 runs near" in out and "2 far" in out, out
+assert "(0.060-0.480 us over its 4 runs" in out and "2 runs near" in out and "2 far, 0 changed" in out, out
+# A run whose round trip after its measurement is on the other side of 0.3 us from the one before: changed.
+out = summary([(0.07, 0.05), (0.06, 0.52), (0.08, 0.07), (0.06, 0.06)])
+assert "(0.050-0.520 us over its 4 runs" in out and "3 runs near" in out and "0 far, 1 changed" in out, out
+out = summary([(0.07, 0.05), (0.06, 0.08)])
+assert "WARNING" not in out, out
 PY
 [ $fail = 0 ] && echo "bench-cli: ok"
 exit $fail
