@@ -140,6 +140,7 @@ struct osmp_domain {
     int first_core;     /* logical index of the first core under this domain */
     int ncores;         /* number of cores under this domain (PU: 1, its core) */
     char *cpuset;       /* OS indices of the PUs, list syntax "0-3,8" */
+    uint64_t cache_bytes; /* L2, L3: the cache's size as hwloc reports it (0: unknown); other kinds 0 */
     struct osmp_domain *parent;
     int nchildren;
     struct osmp_domain **children;

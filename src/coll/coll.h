@@ -323,7 +323,7 @@ static inline int osmp__copy_once(const struct osmp__args *a, size_t bytes)
 
 /* My own block of an exchange (allgather(v), alltoall(v)) from my input into
  * my output. Once the team's blocks outgrow the last-level cache (team.c:
- * OSMP__OWN_STREAM_TEAM / n^2), with streaming stores: my output's
+ * half its size / n^2; knobs.h OSMP__OWN_STREAM_TEAM), with streaming stores: my output's
  * lines go to memory without first being fetched, and do not evict the input
  * blocks the peers are still reading (2 processes, OSU timing, allgather and
  * alltoall of 1-2 MiB blocks: README "Single copy"). */

@@ -127,10 +127,16 @@
 #define OSMP__PAIR_FAR_NS 150
 #define OSMP__SINGLE_COPY_EXCHANGE_TEAM 2621440L /* n^2 x block */
 /* An exchange's own block (osmp__copy_own in coll.h) is written with streaming
- * stores once n^2 x block reaches this: 2 processes, OSU timing, near, 1-2 MiB
- * blocks (against plain memcpy, bench/ab runs of 5-10): alltoall 0.77-0.92 of
- * the time at 1 MiB, 0.64-0.80 at 1.5-2 MiB, allgather 0.91-1.00 and
- * 0.66-0.73; from 640 KiB (2.5 MiB / n^2) it cost 1.1 at 640-768 KiB. */
+ * stores once n^2 x block reaches half the last-level cache the team sits
+ * under (team.c team_llc; this, where hwloc knows no cache size): the n^2
+ * blocks in and the n^2 out then fill it. With an 8 MiB L3 (this machine's
+ * host until 2026-11-24), 2 processes, OSU timing, near, 1-2 MiB blocks
+ * (against plain memcpy, bench/ab runs of 5-10): alltoall 0.77-0.92 of the time
+ * at 1 MiB, 0.64-0.80 at 1.5-2 MiB, allgather 0.91-1.00 and 0.66-0.73; from 640
+ * KiB (2.5 MiB / n^2) it cost 1.1 at 640-768 KiB. With a 32 MiB L3 (2026-11-25)
+ * streaming from 4 MiB / n^2 cost 1.20-1.51 at 1-2 MiB (plain copies 0.71-0.80x
+ * Open MPI's time, streamed 0.85-1.15x; bench/ab --runs 12, OSU and back to
+ * back, near) and nothing at 4 MiB: half the cache, 16 MiB. */
 #define OSMP__OWN_STREAM_TEAM 4194304L
 #define OSMP__SINGLE_COPY_EXCHANGE_FLOOR 131072L
 /* OSMP_CMA_COST (shm.h osmp__cma_cost) from which CMA counts as slow. This

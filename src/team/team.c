@@ -442,6 +442,31 @@ done:
     return best;
 }
 
+/* Bytes of last-level cache the team's cores sit under: the sum over the
+ * distinct L3s (an L2 where the machine has no L3) of their sizes, as hwloc
+ * gives them; 0 if one is unknown. */
+static uint64_t team_llc(osmp_topo_t topo, const int *cores, int n)
+{
+    const struct osmp_domain **seen = calloc((size_t)n, sizeof(*seen));
+    uint64_t sum = 0;
+    for (int r = 0, k = 0; seen && r < n; r++) {
+        const struct osmp_domain *d = osmp_topo_domain_of(topo, cores[r], OSMP_DOMAIN_L3);
+        if (d && d->kind != OSMP_DOMAIN_L3) d = osmp_topo_domain_of(topo, cores[r], OSMP_DOMAIN_L2);
+        if (!d || (d->kind != OSMP_DOMAIN_L3 && d->kind != OSMP_DOMAIN_L2) || !d->cache_bytes) {
+            sum = 0;
+            break;
+        }
+        int known = 0;
+        for (int i = 0; i < k; i++) known |= seen[i] == d;
+        if (!known) {
+            seen[k++] = d;
+            sum += d->cache_bytes;
+        }
+    }
+    free(seen);
+    return sum;
+}
+
 static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, int cma_slow, osmp_topo_t topo)
 {
     struct osmp__coll *c = &t->coll;
@@ -474,7 +499,11 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, int cma_sl
      * knobs.h OSMP__CMA_SLOW_PCT) the exchanges stage as the others do, and a
      * far pair's only below OSMP__SINGLE_COPY_FAR_SLOW_MAX. */
     uint64_t n2 = (uint64_t)c->size * (uint64_t)c->size, exch = OSMP__SINGLE_COPY_EXCHANGE_TEAM / n2;
-    c->own_stream_min = OSMP__HAVE_STREAM ? (size_t)(OSMP__OWN_STREAM_TEAM / n2) : SIZE_MAX;
+    /* An exchange's own block streams once the team's n^2 blocks, in and out,
+     * fill its last-level cache (knobs.h OSMP__OWN_STREAM_TEAM where that is
+     * unknown). */
+    uint64_t llc = team_llc(topo, t->cores, c->size), own = llc ? llc / 2 : OSMP__OWN_STREAM_TEAM;
+    c->own_stream_min = OSMP__HAVE_STREAM ? (size_t)(own / n2) : SIZE_MAX;
     if (exch < OSMP__SINGLE_COPY_EXCHANGE_FLOOR) exch = OSMP__SINGLE_COPY_EXCHANGE_FLOOR;
     for (int k = 0; k < OSMP_COLL_COUNT; k++) {
         unsigned f = osmp_coll_flags((osmp_coll_t)k);

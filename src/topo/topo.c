@@ -104,6 +104,7 @@ static struct osmp__domain *new_domain(struct osmp_topo *t, osmp_domain_kind_t k
     d->pub.parent = parent ? &parent->pub : NULL;
     d->pub.depth = parent ? parent->pub.depth + 1 : 0;
     d->hw = obj;
+    if (hwloc_obj_type_is_cache(obj->type) && obj->attr) d->pub.cache_bytes = obj->attr->cache.size;
     if (hwloc_bitmap_list_asprintf(&d->pub.cpuset, obj->cpuset) < 0) {
         free(d);
         return NULL;

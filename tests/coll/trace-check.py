@@ -20,6 +20,11 @@ MIB = 1 << 20
 # The 48-core machine of Ma et al. (Cluster 2011): 8 six-core Opterons, each
 # package one NUMA node and one L3.
 OPTERON48 = ["--synthetic", "pack:8 numa:1 l3:1 core:6 pu:1"]
+# The same with a given L3 size (the exchanges stream their own block by it).
+def opteron48_l3(nbytes):
+    return ["--synthetic", f"pack:8 numa:1 l3:1(size={nbytes}) core:6 pu:1"]
+
+
 # Their cross-socket binding: rank r on core (r mod 8) * 6 + r / 8, so rank
 # order jumps across packages at every step.
 CROSS48 = ",".join(str((r % 8) * 6 + r // 8) for r in range(48))
@@ -175,13 +180,15 @@ def case_single_copy_exchange(tools):
     # below, and for bcast at every size up to 32 MiB, through the slots, where
     # the sender first copies into its own slot. A number sets every collective.
     # Each rank's own block goes from its input to its output with streaming
-    # stores once the n^2 blocks reach 4 MiB (osmp__copy_own): every whole line
-    # of it, so for a block of whole lines all of it (an aligned output) or all
-    # but one line's worth (the piece before its first line boundary and after
-    # its last, copied plainly).
+    # stores once the n^2 blocks reach half the last-level cache the team sits
+    # under (osmp__copy_own; here an 8 MiB L3: 4 MiB): every whole line of it,
+    # so for a block of whole lines all of it (an aligned output) or all but one
+    # line's worth (the piece before its first line boundary and after its last,
+    # copied plainly).
     cma = {"OSMP_SINGLE_COPY": "cma"}
+    l3_8m = opteron48_l3(8 * MIB)
     for b, alg in ((144 * 1024, "slots"), (160 * 1024, "pairwise")):
-        c = run_case(tools, OPTERON48, "0,1,2,3", "alltoall", b, env=cma)
+        c = run_case(tools, l3_8m, "0,1,2,3", "alltoall", b, env=cma)
         check(f"4 processes, alltoall of {b} B blocks: {alg}", c["alg"] == alg, c["alg"])
         check(f"4 processes, alltoall of {b} B blocks: each rank receives 3 x B", c["received"] == [3 * b] * 4,
               c["received"])
@@ -192,26 +199,34 @@ def case_single_copy_exchange(tools):
 
     for b, alg, own_streamed in ((576 * 1024, "slots", False), (640 * 1024, "pairwise", False),
                                  (MIB, "pairwise", True)):
-        c = run_case(tools, OPTERON48, cores, "alltoall", b, env=cma)
+        c = run_case(tools, l3_8m, cores, "alltoall", b, env=cma)
         check(f"alltoall of {b} B blocks: {alg}", c["alg"] == alg, c["alg"])
         check(f"alltoall of {b} B blocks: each rank receives B from the other", c["received"] == [b, b],
               c["received"])
         check(f"alltoall of {b} B blocks: own block streamed: {own_streamed}",
               streamed(c, b) if own_streamed else c["stream"] == [0, 0], c["stream"])
     for b, own, own_streamed in ((512 * 1024, 2, False), (640 * 1024, 1, False), (MIB, 1, True)):
-        c = run_case(tools, OPTERON48, cores, "allgather", b, env=cma)
+        c = run_case(tools, l3_8m, cores, "allgather", b, env=cma)
         check(f"allgather of {b} B blocks: each rank copies {own} x B within its memory", c["own"] == [own * b] * 2,
               c["own"])
         check(f"allgather of {b} B blocks: each rank receives B from the other", c["received"] == [b, b],
               c["received"])
         check(f"allgather of {b} B blocks: own block streamed: {own_streamed}",
               streamed(c, b) if own_streamed else c["stream"] == [0, 0], c["stream"])
-    c = run_case(tools, OPTERON48, cores, "alltoall", MIB, env=dict(cma, OSMP_SINGLE_COPY_MIN="33554432"))
+    c = run_case(tools, l3_8m, cores, "alltoall", MIB, env=dict(cma, OSMP_SINGLE_COPY_MIN="33554432"))
     check("alltoall of 1 MiB blocks with OSMP_SINGLE_COPY_MIN=33554432: slots", c["alg"] == "slots", c["alg"])
     check("alltoall of 1 MiB blocks through the slots: own block streamed", streamed(c, MIB), c["stream"])
-    c = run_case(tools, OPTERON48, cores, "bcast", MIB, env=cma)
+    c = run_case(tools, l3_8m, cores, "bcast", MIB, env=cma)
     check("bcast of 1 MiB: the root stages it into its slots", c["own"] == [MIB, 0], c["own"])
     check("bcast of 1 MiB: nothing streamed on a near pair", c["stream"] == [0, 0], c["stream"])
+    # The streaming threshold follows the cache: a 32 MiB L3 streams from 4 MiB blocks on 2 (16 MiB), and a
+    # pair under two 8 MiB L3s (cores 0 and 6: two packages) from 2 MiB (8 MiB of 16).
+    for machine, cores, b, want in ((opteron48_l3(32 * MIB), "0,1", 2 * MIB, False),
+                                    (opteron48_l3(32 * MIB), "0,1", 4 * MIB, True),
+                                    (l3_8m, "0,6", MIB, False), (l3_8m, "0,6", 2 * MIB, True)):
+        c = run_case(tools, machine, cores, "alltoall", b, env=cma)
+        check(f"{machine[1]}, cores {cores}: alltoall of {b} B blocks, own block streamed: {want}",
+              streamed(c, b) if want else c["stream"] == [0, 0], c["stream"])
 
 
 def case_cma_cost(tools):
@@ -370,7 +385,7 @@ def case_alltoallv_direct(tools):
     # staged: line, slot or rows, not one copied once), which tells a pair copied once from one staged. Line,
     # slot part and rows apart: results and timing only.
     # 2 ranks: near pair (OSMP_PAIR_LATENCY=0), exchanges copied once from 640 KiB (2.5 MiB / n^2), an own
-    # block streamed from 1 MiB (4 MiB / n^2).
+    # block streamed from 2 MiB (half the synthetic machine's 16 MiB L3 / n^2).
     for cores, nbytes, cmin in (("0,1", 64, 640 * 1024), ("0,1", 2 * MIB, 640 * 1024), ("0,1,2", 100, None),
                                 ("0,1,2", 2 * MIB, 3 * MIB // 2)):
         n = len(cores.split(","))

@@ -309,6 +309,28 @@ static void test_domain_of_stand_ins(void)
     }
 }
 
+/* Cache sizes as hwloc reports them (the exchanges stream their own block by
+ * the L3's, team.c): a Milan CCX's L3 is 32 MiB, its cores' L2 512 KiB; no
+ * other kind has one; a synthetic L3 takes the size it is given. */
+static void test_cache_bytes(void)
+{
+    osmp_topo_t t = load_xml("amd-milan-2x64.xml", 0);
+    if (t) {
+        CHECK_INT(osmp_topo_domain_of(t, 0, OSMP_DOMAIN_L3)->cache_bytes, 33554432);
+        CHECK_INT(osmp_topo_domain_of(t, 127, OSMP_DOMAIN_L3)->cache_bytes, 33554432);
+        CHECK_INT(osmp_topo_domain_of(t, 0, OSMP_DOMAIN_L2)->cache_bytes, 524288);
+        CHECK_INT(osmp_topo_domain_of(t, 0, OSMP_DOMAIN_CORE)->cache_bytes, 0);
+        CHECK_INT(osmp_topo_domain_of(t, 0, OSMP_DOMAIN_PACKAGE)->cache_bytes, 0);
+        osmp_topo_destroy(t);
+    }
+    t = NULL;
+    CHECK_INT(osmp_topo_load(OSMP_TOPO_SYNTHETIC, "pack:2 l3:2(size=8388608) core:4 pu:1", 0, &t), OSMP_OK);
+    if (t) {
+        CHECK_INT(osmp_topo_domain_of(t, 15, OSMP_DOMAIN_L3)->cache_bytes, 8388608);
+        osmp_topo_destroy(t);
+    }
+}
+
 static void test_placement_policies(void)
 {
     osmp_topo_t t = load_checked(OSMP_TOPO_SYNTHETIC, "pack:2 numa:2 core:2 pu:1", 0);
@@ -379,6 +401,7 @@ int main(void)
     RUN(test_os_and_logical_indices);
     RUN(test_distance_ladder);
     RUN(test_domain_of_stand_ins);
+    RUN(test_cache_bytes);
     RUN(test_placement_policies);
     RUN(test_core_list);
     return TEST_EXIT();
