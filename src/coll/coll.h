@@ -338,16 +338,22 @@ static inline void osmp__copy_own(const osmp__coll_t t, void *dst, const void *s
 /* Alltoallv's paths (alltoallv/alltoallv_direct.c): a block between two ranks
  * goes the way its size says, which both ends know. The sender's mailbox line
  * has `part` bytes for each receiver, its slot of the call `spart`: up to part
- * bytes in the line; copied once from the sender's buffer, its address in the
- * line, where osmp__copy_once says and an address fits the part; up to spart
- * bytes in the slot; else through the slots' rows (alltoall/alltoall_slots.c). */
+ * bytes in the line; copied once from the sender's buffer where osmp__copy_once
+ * says, its address in the line where an address fits the part (teams of up
+ * to 7), else in the slot (osmp__once_in_line); up to spart bytes in the slot;
+ * else through the slots' rows (alltoall/alltoall_slots.c). */
 enum { OSMP__PAIR_NONE, OSMP__PAIR_LINE, OSMP__PAIR_ONCE, OSMP__PAIR_PART, OSMP__PAIR_ROWS };
 static inline int osmp__pair_path(const struct osmp__args *a, size_t part, size_t spart, size_t bytes)
 {
     if (!bytes) return OSMP__PAIR_NONE;
     if (bytes <= part) return OSMP__PAIR_LINE;
-    if (part >= sizeof(uint64_t) && osmp__copy_once(a, bytes)) return OSMP__PAIR_ONCE;
+    if (spart >= sizeof(uint64_t) && osmp__copy_once(a, bytes)) return OSMP__PAIR_ONCE;
     return bytes <= spart ? OSMP__PAIR_PART : OSMP__PAIR_ROWS;
+}
+/* Where a block copied once has its address: the line's part, or the slot's. */
+static inline int osmp__once_in_line(size_t part)
+{
+    return part >= sizeof(uint64_t);
 }
 /* The two parts' sizes on this team (0: alltoallv direct does not run). */
 static inline size_t osmp__pair_part(osmp__coll_t t)

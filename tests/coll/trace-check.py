@@ -386,8 +386,11 @@ def case_alltoallv_direct(tools):
     # slot part and rows apart: results and timing only.
     # 2 ranks: near pair (OSMP_PAIR_LATENCY=0), exchanges copied once from 640 KiB (2.5 MiB / n^2), an own
     # block streamed from 2 MiB (half the synthetic machine's 16 MiB L3 / n^2).
+    # 8 ranks: a part of 6 B holds no address; a block copied once has it in the sender's slot instead.
+    eight = ",".join(str(r) for r in range(8))
     for cores, nbytes, cmin in (("0,1", 64, 640 * 1024), ("0,1", 2 * MIB, 640 * 1024), ("0,1,2", 100, None),
-                                ("0,1,2", 2 * MIB, 3 * MIB // 2)):
+                                ("0,1,2", 2 * MIB, 3 * MIB // 2), (eight, 256 * 1024, 128 * 1024),
+                                (eight, 256 * 1024, 192 * 1024)):
         n = len(cores.split(","))
         part = 48 // (n - 1)
         env = {"OSMP_SINGLE_COPY_MIN": str(cmin)} if cmin and n > 2 else None

@@ -20,7 +20,9 @@ int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a);
  * 1) bytes for each other rank q, at (q - (q > me)) * part, and the ring slot
  * every rank takes for the call (osmp__slots_take) spart = chunk / (n - 1)
  * bytes, at (q - (q > me)) * spart; osmp__pair_path (coll.h) names each
- * block's path from its size. Steps: the rows from base + 1, then s = base +
+ * block's path from its size, and a block copied once has its address in the
+ * line's part, or in the slot's where the part is too small (teams of 8 and
+ * more: osmp__once_in_line). Steps: the rows from base + 1, then s = base +
  * OSMP__PHASE_STEPS - 2 and s + 1, the phase's last two, so every publication
  * below comes after the rows' on the same counter. Line d alternates with the
  * team's direct calls (allreduce_direct.c), and every rank says "done reading"
@@ -28,12 +30,13 @@ int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a);
  * as their claims name every other rank.
  *   1. the blocks for the rows, through the slots (osmp__alltoall_rows);
  *   2. if I send a block by line, part or single copy: claim line d (and the
- *      slot if I send one by part), write each such block (or the exposed
- *      address of its first byte) at its place, publish s on d; my own block
+ *      slot if I send one by part, or an address there), write each such
+ *      block (or the exposed address of its first byte) at its place,
+ *      publish s on d; my own block
  *      from my input to my output, unless I copy a block once (step 4);
  *   3. from every rank w whose block for me goes so: wait for its line d at
  *      s, copy the block from its line or slot, or from w's buffer at the
- *      address in its line;
+ *      address in its line or slot;
  *   4. "done reading" s + 1 on line 1-d: now if I copied from a sender's
  *      buffer (it waits for that), else owed to the next call (osmp__owe);
  *      if I copied a block once, now my own block (osmp__copy_own), which
@@ -81,6 +84,7 @@ int osmp__alltoallv_direct(osmp__coll_t t, const struct osmp__args *a)
             receives |= 1u << osmp__pair_path(a, part, spart, osmp__count2_of(a, q) * e);
         }
     const unsigned direct = 1u << OSMP__PAIR_LINE | 1u << OSMP__PAIR_ONCE | 1u << OSMP__PAIR_PART;
+    const int in_line = osmp__once_in_line(part);
     int rows = (sends | receives) >> OSMP__PAIR_ROWS & 1, rc = OSMP_OK, copied = 0;
     uint64_t base = osmp__phase_only(t), s = base + OSMP__PHASE_STEPS - 2,
              first = osmp__slots_take(t, (uint64_t)n);
@@ -91,9 +95,9 @@ int osmp__alltoallv_direct(osmp__coll_t t, const struct osmp__args *a)
         return rc;
     if (sends & direct) { /* 2 */
         char *line = osmp__mb_claim(m, d, OSMP__SLOT_INLINE, t->peers, n - 1, 1 - d, s + 1), *mine = NULL;
-        if (line && sends >> OSMP__PAIR_PART & 1)
-            mine = osmp__mb_claim(m, d, slot, t->peers, n - 1, 1 - d, s + 1);
-        if (!line || (!mine && sends >> OSMP__PAIR_PART & 1)) return m->failed;
+        int in_slot = (sends >> OSMP__PAIR_PART & 1) || (!in_line && sends >> OSMP__PAIR_ONCE & 1);
+        if (line && in_slot) mine = osmp__mb_claim(m, d, slot, t->peers, n - 1, 1 - d, s + 1);
+        if (!line || (!mine && in_slot)) return m->failed;
         uint64_t from = sends >> OSMP__PAIR_ONCE & 1 ? osmp__expose(in) : 0;
         for (int q = 0; q < n; q++) {
             size_t b = osmp__count_of(a, q) * e, i = (size_t)(q - (q > me));
@@ -104,7 +108,7 @@ int osmp__alltoallv_direct(osmp__coll_t t, const struct osmp__args *a)
                 osmp__trace_copy(t, me, me, b);
             } else if (p == OSMP__PAIR_ONCE) {
                 uint64_t addr = from + osmp__displ_of(a, q) * e;
-                memcpy(line + i * part, &addr, sizeof addr);
+                memcpy(in_line ? line + i * part : mine + i * spart, &addr, sizeof addr);
             }
         }
         osmp__mb_publish(m, d, s);
@@ -124,7 +128,9 @@ int osmp__alltoallv_direct(osmp__coll_t t, const struct osmp__args *a)
             memcpy(dst, osmp__mb_slot(m, w, d, slot) + i * spart, b);
         } else {
             uint64_t addr;
-            memcpy(&addr, osmp__mb_slot(m, w, d, OSMP__SLOT_INLINE) + i * part, sizeof addr);
+            memcpy(&addr, in_line ? osmp__mb_slot(m, w, d, OSMP__SLOT_INLINE) + i * part
+                                  : osmp__mb_slot(m, w, d, slot) + i * spart,
+                   sizeof addr);
             if (osmp__copy_from(m->pids[w], m->local[w], dst, (const void *)(uintptr_t)addr, b))
                 rc = OSMP_ERR_COPY;
             copied = 1;
