@@ -447,6 +447,7 @@ done:
  * gives them; 0 if one is unknown. */
 static uint64_t team_llc(osmp_topo_t topo, const int *cores, int n)
 {
+    if (n <= 0) return 0;
     const struct osmp_domain **seen = calloc((size_t)n, sizeof(*seen));
     uint64_t sum = 0;
     for (int r = 0, k = 0; seen && r < n; r++) {
