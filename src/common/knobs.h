@@ -140,9 +140,9 @@
 #define OSMP__OWN_STREAM_TEAM 4194304L
 #define OSMP__SINGLE_COPY_EXCHANGE_FLOOR 131072L
 /* OSMP_CMA_COST (shm.h osmp__cma_cost) from which CMA counts as slow. This
- * machine's host, some days: CMA 3.0-3.6 times memcpy's time (the cost is per
- * 4 KiB page: nested page tables), and the slots beat it in the exchanges at
- * every size measured, near (2 processes, OSU timing, bench/ab --base-env
+ * machine's host, some days: CMA 2.7-3.6 times memcpy's time (ctest -R
+ * unit.shm -V; it pins every 4 KiB page), and the slots beat it in the
+ * exchanges at every size measured, near (2 processes, OSU timing, bench/ab --base-env
  * OSMP_SINGLE_COPY_MIN=67108864, 8-14 runs: allgather and alltoall of 1-8 MiB
  * 0.81-0.91 of CMA's time), and on a far pair from 512 KiB (4 runs: 0.81-0.95
  * at 512 KiB-4 MiB; CMA still won 16-256 KiB, 0.4-0.8). The days the rule
