@@ -12,10 +12,7 @@ import json
 import math
 import os
 
-# A pair whose cache-line round trip is above this is "far" (bench/ab --states):
-# the host put the two vCPUs on different sockets for a while.
-FAR_RT_US = 0.3
-
+import pairstate
 
 def lib_name(run):
     """'Open MPI v4.1.4, package ...' -> 'Open MPI 4.1.4'; 'MPICH Version: 4.0.2 ...' -> 'MPICH 4.0.2'."""
@@ -23,6 +20,34 @@ def lib_name(run):
     if s and s[0] == "Open":
         return " ".join(s[:2] + [s[2].lstrip("v")]) if len(s) > 2 else "Open MPI"
     return " ".join(s[:2]) if s else "MPI"
+
+
+def state_lines(runs):
+    """Which runs each comparison reads (merge.py's state), and a warning where it had to mix states."""
+    out, mixed = [], []
+    for r in runs:
+        if r["mode"] == "side" or "state" not in r:
+            continue
+        seen = r["runs_by_state"]
+        counts = ", ".join(f"{who}: " + (" ".join(f"{k} {v}" for k, v in seen[who].items()) or "none")
+                           for who in ("osmp", "mpi"))
+        used = r["runs"]
+        if r["state"] in ("near", "far"):
+            left = sum(seen["osmp"].values()) + sum(seen["mpi"].values()) - used["osmp"] - used["mpi"]
+            out.append(f"- {lib_name(r)}, {r['mode']}: the {r['state']} pair, {used['osmp']} runs with OSMP and "
+                       f"{used['mpi']} without" + (f" ({left} runs of other states left out; by state: {counts})"
+                                                    if left else ""))
+        else:
+            why = {"mixed": f"states mixed ({counts})", "all": "under the hogs, whose time slices the round trip times"}
+            out.append(f"- {lib_name(r)}, {r['mode']}: every run, {why.get(r['state'], 'no state timed')}")
+            mixed += [f"{lib_name(r)} {r['mode']}"] if r["state"] == "mixed" else []
+    text = ("Runs read, by the state of the pair (cache-line round trip before and after each run: near below "
+            f"{pairstate.FAR_RT_US} us, far above, changed: one of each; pairstate.py):\n\n" + "\n".join(out) + "\n"
+            if out else "")
+    if mixed:
+        text += (f"\n**WARNING: no state of the pair had runs both with and without OSMP ({', '.join(mixed)}): those "
+                 "medians mix states and describe no one machine (more --runs, or bench/ab --states).**\n")
+    return text
 
 
 def main():
@@ -45,25 +70,21 @@ def main():
     if a.warn:
         print(f"**{a.warn}**\n")
     # Each run's own round trips, before and after its measurement (LIB-MODE-osmp|mpi-K.json beside the merged
-    # files): a host that moved the pair between runs, or during one, mixes two machines in one median.
-    rts, states = [], []
+    # files): a host that moved the pair between runs, or during one, mixes two machines in one median, so
+    # merge.py keeps the runs of one state (pairstate.py) and says which.
+    rts = []
     for path in sorted(glob.glob(os.path.join(a.out, "*-*-*-[0-9]*.json"))):
         try:
             run = json.load(open(path))
         except (OSError, ValueError):
             continue
-        mine = [x for x in (run.get("line_rt_us"), run.get("line_rt_after_us")) if isinstance(x, (int, float)) and x > 0]
-        if mine:
-            rts += mine
-            states.append("near" if max(mine) < FAR_RT_US else "far" if min(mine) > FAR_RT_US else "changed")
-    span = f" ({min(rts):.3f}-{max(rts):.3f} us over its {len(states)} runs, before and after each)" if rts else ""
+        rts += [x for x in (run.get("line_rt_us"), run.get("line_rt_after_us")) if isinstance(x, (int, float)) and x > 0]
+    span = (f" (median of the first comparison's runs read; {min(rts):.3f}-{max(rts):.3f} us over every run, before "
+            "and after each)" if rts else "")
     print(f"Cache-line round trip {runs[0]['line_rt_us']:.3f} us{span}. bound = one-way cache-line latency + the time "
           "one core takes to copy the bytes that must reach the busiest rank, just written by another core, into a "
           "hot buffer (measured per size in the same run).\n")
-    if len(set(states)) > 1:
-        print(f"**WARNING: the pair changed state during the measurement: {states.count('near')} runs near (round trip "
-              f"below {FAR_RT_US} us before and after), {states.count('far')} far, {states.count('changed')} changed "
-              "within the run; a median over them describes no one state (bench/ab --states reports them apart).**\n")
+    print(state_lines(runs))
     modes = {"osu": "OSU mode: per-call latency, the library's own barrier between calls, average over ranks "
                     "(median of the runs); OSMP = the same binary with libosmp_mpi preloaded",
              "b2b": "Back-to-back mode (IMB): calls in a row, time per call, maximum over ranks (median of the runs); "

@@ -13,5 +13,5 @@ echo
 echo "== plan for one participant per core (osmp-topo --show groups $*)"
 "$topo" --show groups "$@"
 echo
-echo "== OSMP vs the MPI libraries (bench/compare --quick --runs 1: 2 processes, Open MPI and MPICH, preloaded vs not)"
-bench/compare --quick --runs 1
+echo "== OSMP vs the MPI libraries (bench/compare --quick --runs 3: 2 processes, Open MPI and MPICH, preloaded vs not, alternately)"
+bench/compare --quick --runs 3

@@ -78,32 +78,57 @@ PY
   grep -Eq '^state: cache-line round trip [0-9.]+ us before the measurement, [0-9.]+ us after$' <<<"$out" ||
     { echo "osmp-bench --no-bound printed no state: line:"; echo "$out"; fail=1; }
 fi
-# bench/summary.py names the span of the runs' cache-line round trips and warns when the pair was near in some
-# runs and far in others (a median over both describes neither).
+# bench/merge.py reads each comparison in one state of the pair (bench/pairstate.py): of near and far, the one
+# with the most runs on both sides; every run, "mixed", when none has runs on both. bench/summary.py says which
+# runs each table read and warns about a mixed one.
 mkdir -p "$tmp/sum"
-python3 - "$tmp/sum" "$src/bench/summary.py" <<'PY' || fail=1
-import json, os, subprocess, sys
-d = sys.argv[1]
-merged = {"processes": 2, "mpi": "Open MPI v4.1.4, package: test", "mode": "osu", "line_rt_us": 0.07,
-          "results": [{"op": "allreduce", "bytes": 8, "osmp_us": 0.2, "mpi_us": 0.4, "bound_us": 0.1}]}
-json.dump(merged, open(os.path.join(d, "openmpi-osu.json"), "w"))
-def summary(rts):
-    for k, rt in enumerate(rts):
-        side = "osmp" if k % 2 else "mpi"
-        before, after = rt if isinstance(rt, tuple) else (rt, None)
-        run = {"line_rt_us": before} if after is None else {"line_rt_us": before, "line_rt_after_us": after}
-        json.dump(run, open(os.path.join(d, f"openmpi-osu-{side}-{k // 2 + 1}.json"), "w"))
-    return subprocess.run(["python3", sys.argv[2], "--out", d, os.path.join(d, "openmpi-osu.json")],
-                          capture_output=True, text=True, check=True).stdout
-out = summary([0.07, 0.08, 0.06, 0.09])
-assert "(0.060-0.090 us over its 4 runs, before and after each)" in out and "WARNING" not in out, out
-out = summary([0.07, 0.47, 0.06, 0.48])
-assert "(0.060-0.480 us over its 4 runs" in out and "2 runs near" in out and "2 far, 0 changed" in out, out
-# A run whose round trip after its measurement is on the other side of 0.3 us from the one before: changed.
-out = summary([(0.07, 0.05), (0.06, 0.52), (0.08, 0.07), (0.06, 0.06)])
-assert "(0.050-0.520 us over its 4 runs" in out and "3 runs near" in out and "0 far, 1 changed" in out, out
-out = summary([(0.07, 0.05), (0.06, 0.08)])
-assert "WARNING" not in out, out
+python3 - "$tmp/sum" "$src/bench" <<'PY' || fail=1
+import glob, json, os, subprocess, sys
+d, bench = sys.argv[1], sys.argv[2]
+def runs(osmp, mpi, *flags):
+    """osmp, mpi: per run (round trip before, after, allreduce latency); returns the summary and the merged file."""
+    for f in glob.glob(os.path.join(d, "*.json")):
+        os.remove(f)
+    paths = []
+    for who, rows in (("osmp", osmp), ("mpi", mpi)):
+        for k, (before, after, us) in enumerate(rows):
+            run = {"processes": 2, "mpi": "Open MPI v4.1.4, package: test", "mode": "osu", "preloaded": who == "osmp",
+                   "line_rt_us": before, "line_rt_after_us": after, "latency_us": before / 2,
+                   "results": [{"op": "allreduce", "bytes": 8, "avg_us": us, "max_us": us + 1, "min_us": us,
+                                "bound_us": 0.1}]}
+            paths.append(os.path.join(d, f"openmpi-osu-{who}-{k + 1}.json"))
+            json.dump(run, open(paths[-1], "w"))
+    merged = os.path.join(d, "openmpi-osu.json")
+    subprocess.run(["python3", os.path.join(bench, "merge.py"), *flags, merged] + paths, check=True)
+    out = subprocess.run(["python3", os.path.join(bench, "summary.py"), "--out", d, merged], capture_output=True,
+                         text=True, check=True).stdout
+    return out, json.load(open(merged))
+# All near: every run read, no warning.
+out, m = runs([(0.07, 0.05, 1.0), (0.06, 0.08, 3.0)], [(0.08, 0.07, 2.0), (0.06, 0.06, 4.0)])
+assert m["state"] == "near" and m["runs"] == {"osmp": 2, "mpi": 2} and m["results"][0]["osmp_us"] == 2.0, m
+assert "(median of the first comparison's runs read; 0.050-0.080 us over every run" in out, out
+assert "- Open MPI 4.1.4, osu: the near pair, 2 runs with OSMP and 2 without\n" in out and "WARNING" not in out, out
+# Near in two runs a side, far in one, changed in one: the near ones are read (the far and changed ones would
+# have moved both medians).
+out, m = runs([(0.07, 0.05, 1.0), (0.45, 0.50, 9.0), (0.06, 0.08, 3.0)],
+              [(0.08, 0.07, 2.0), (0.06, 0.52, 7.0), (0.06, 0.06, 4.0)])
+assert m["state"] == "near" and m["runs"] == {"osmp": 2, "mpi": 2}, m
+assert m["runs_by_state"] == {"osmp": {"near": 2, "far": 1}, "mpi": {"near": 2, "changed": 1}}, m
+assert (m["results"][0]["osmp_us"], m["results"][0]["mpi_us"]) == (2.0, 3.0), m
+assert "2 runs with OSMP and 2 without (2 runs of other states left out; by state: osmp: near 2 far 1, mpi: " \
+       "near 2 changed 1)" in out and "WARNING" not in out, out
+# More far runs on both sides than near: far is read.
+out, m = runs([(0.45, 0.50, 9.0), (0.06, 0.08, 3.0), (0.40, 0.41, 11.0)],
+              [(0.48, 0.47, 7.0), (0.06, 0.06, 4.0), (0.39, 0.44, 5.0)])
+assert m["state"] == "far" and (m["results"][0]["osmp_us"], m["results"][0]["mpi_us"]) == (10.0, 6.0), m
+# No state on both sides: every run, and a warning.
+out, m = runs([(0.07, 0.05, 1.0)], [(0.45, 0.50, 9.0)])
+assert m["state"] == "mixed" and m["runs"] == {"osmp": 1, "mpi": 1}, m
+assert "every run, states mixed (osmp: near 1, mpi: far 1)" in out and "WARNING: no state of the pair" in out, out
+# Under hogs (bench/compare --hog: merge.py --all-states) the round trips time the hogs: every run, no warning.
+out, m = runs([(0.07, 0.05, 1.0), (0.45, 9.50, 9.0), (0.06, 0.08, 3.0)], [(4.1, 0.07, 2.0)], "--all-states")
+assert m["state"] == "all" and m["runs"] == {"osmp": 3, "mpi": 1} and m["results"][0]["osmp_us"] == 3.0, m
+assert "every run, under the hogs" in out and "WARNING" not in out, out
 PY
 [ $fail = 0 ] && echo "bench-cli: ok"
 exit $fail
