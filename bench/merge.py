@@ -4,8 +4,8 @@ alternately with libosmp_mpi preloaded (NAME-MODE-osmp-K.json) and without
 (NAME-MODE-mpi-K.json), into one file: per operation and size the median over
 the runs of the compared statistic (osu: average over ranks, as OSU prints;
 b2b: maximum over ranks, IMB's t_max) for each side, and of the others.
-Only the runs of one state of the pair are merged (pairstate.py: near or far,
-whichever has the most runs on both sides); the file says which ("state") and
+Only the runs of one state of the pair are merged (pairstate.py: near, siblings
+or far, whichever has the most runs on both sides); the file says which ("state") and
 how many runs of each state each side had ("runs_by_state"). When no state has
 runs on both sides, every run is merged and "state" is "mixed". --all-states
 merges every run ("state": "all"): under CPU hogs (bench/compare --hog) the

@@ -32,7 +32,7 @@ def state_lines(runs):
         counts = ", ".join(f"{who}: " + (" ".join(f"{k} {v}" for k, v in seen[who].items()) or "none")
                            for who in ("osmp", "mpi"))
         used = r["runs"]
-        if r["state"] in ("near", "far"):
+        if r["state"] in ("near", "siblings", "far"):
             left = sum(seen["osmp"].values()) + sum(seen["mpi"].values()) - used["osmp"] - used["mpi"]
             out.append(f"- {lib_name(r)}, {r['mode']}: the {r['state']} pair, {used['osmp']} runs with OSMP and "
                        f"{used['mpi']} without" + (f" ({left} runs of other states left out; by state: {counts})"
@@ -41,8 +41,9 @@ def state_lines(runs):
             why = {"mixed": f"states mixed ({counts})", "all": "under the hogs, whose time slices the round trip times"}
             out.append(f"- {lib_name(r)}, {r['mode']}: every run, {why.get(r['state'], 'no state timed')}")
             mixed += [f"{lib_name(r)} {r['mode']}"] if r["state"] == "mixed" else []
-    text = ("Runs read, by the state of the pair (cache-line round trip before and after each run: near below "
-            f"{pairstate.FAR_RT_US} us, far above, changed: one of each; pairstate.py):\n\n" + "\n".join(out) + "\n"
+    text = ("Runs read, by the state of the pair (cache-line round trip before and after each run: siblings below "
+            f"{pairstate.SIBLINGS_RT_US} us, one physical core's hyperthreads; near below {pairstate.FAR_RT_US} us; "
+            "far above; changed: two of these; bench/pairstate.py):\n\n" + "\n".join(out) + "\n"
             if out else "")
     if mixed:
         text += (f"\n**WARNING: no state of the pair had runs both with and without OSMP ({', '.join(mixed)}): those "

@@ -71,7 +71,7 @@ PY
   # printed with --no-bound), under near, far or changed.
   "$src/bench/ab" --build "$build" --base "$build" --runs 1 -n 2 --states -- --mode b2b --ops barrier --sizes 8 \
     --iters 20 --warmup 2 --rounds 1 >"$tmp/abs.txt" 2>&1 || { echo "bench/ab --states failed:"; cat "$tmp/abs.txt"; fail=1; }
-  grep -Eq '^(near|far|changed) pair \(cache-line round trip ' "$tmp/abs.txt" ||
+  grep -Eq '^(near|siblings|far|changed) pair \(cache-line round trip ' "$tmp/abs.txt" ||
     { echo "bench/ab --states: no state named:"; cat "$tmp/abs.txt"; fail=1; }
   out=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -n 2 --bind-to core "$bench" --mode b2b \
     --ops barrier --iters 5 --warmup 1 --rounds 1 --no-bound 2>&1)
@@ -121,6 +121,13 @@ assert "2 runs with OSMP and 2 without (2 runs of other states left out; by stat
 out, m = runs([(0.45, 0.50, 9.0), (0.06, 0.08, 3.0), (0.40, 0.41, 11.0)],
               [(0.48, 0.47, 7.0), (0.06, 0.06, 4.0), (0.39, 0.44, 5.0)])
 assert m["state"] == "far" and (m["results"][0]["osmp_us"], m["results"][0]["mpi_us"]) == (10.0, 6.0), m
+# Both on one physical core's hyperthreads (round trip below 0.045 us) in two runs a side: siblings are read; a
+# run that went from siblings to near is changed.
+out, m = runs([(0.031, 0.032, 5.0), (0.07, 0.08, 1.0), (0.03, 0.033, 7.0), (0.03, 0.07, 20.0)],
+              [(0.032, 0.031, 2.0), (0.08, 0.07, 3.0), (0.03, 0.04, 4.0)])
+assert m["state"] == "siblings" and (m["results"][0]["osmp_us"], m["results"][0]["mpi_us"]) == (6.0, 3.0), m
+assert m["runs_by_state"]["osmp"] == {"near": 1, "siblings": 2, "changed": 1}, m
+assert "the siblings pair, 2 runs with OSMP and 2 without" in out, out
 # No state on both sides: every run, and a warning.
 out, m = runs([(0.07, 0.05, 1.0)], [(0.45, 0.50, 9.0)])
 assert m["state"] == "mixed" and m["runs"] == {"osmp": 1, "mpi": 1}, m
