@@ -35,7 +35,7 @@ def state_lines(runs):
         if r["state"] in ("near", "siblings", "far"):
             left = sum(seen["osmp"].values()) + sum(seen["mpi"].values()) - used["osmp"] - used["mpi"]
             out.append(f"- {lib_name(r)}, {r['mode']}: the {r['state']} pair, {used['osmp']} runs with OSMP and "
-                       f"{used['mpi']} without" + (f" ({left} runs of other states left out; by state: {counts})"
+                       f"{used['mpi']} without" + (f" ({left} run{'s' * (left != 1)} of other states left out; by state: {counts})"
                                                     if left else ""))
         else:
             why = {"mixed": f"states mixed ({counts})", "all": "under the hogs, whose time slices the round trip times"}

@@ -124,7 +124,7 @@ static void report_knob(const char *why)
 /* OSMP_CHUNK_SIZE=auto: fewer, larger chunks for small teams. With 2
  * processes here, 128 KiB chunks (depth 8) against 32 KiB took 1 MiB calls
  * from 0.49-0.69x Open MPI to 0.41-0.44x (bcast), 0.68-0.75x to 0.49-0.59x
- * (reduce), 0.67-0.78x to 0.41-0.44x (gather) (README "Chunk size"): each
+ * (reduce), 0.67-0.78x to 0.41-0.44x (gather) (docs/measurements.md "Chunk size"): each
  * chunk handoff costs line transfers both ways. A participant's slots,
  * 2 x depth x chunk, come to 2 MiB. Larger teams keep 32 KiB: their segment
  * grows with the team, and deeper trees pipeline better in small chunks. */

@@ -29,7 +29,7 @@ int osmp__bcast_tree(osmp__coll_t t, const struct osmp__args *a);
  */
 /* Below this the handshake of step 1 costs more than the copy it may save:
  * with 2 processes here it took a 64 B bcast from 0.65-0.76x Open MPI to
- * 0.81-0.94x, 1 KiB from 0.43-0.46x to 0.52-0.60x (README "Mappable memory"). */
+ * 0.81-0.94x, 1 KiB from 0.43-0.46x to 0.52-0.60x (docs/measurements.md, "Mappable memory"). */
 #define OSMP__EXPOSE_MIN 4096
 
 /* Step 1 of the pipelined broadcast: my buffer's address for my children (0:
