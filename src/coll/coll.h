@@ -20,6 +20,7 @@
 #include "shm/mailbox.h"
 #include "shm/shm.h"
 #include "coll/trace.h"
+#include "common/knobs.h"
 #include "common/util.h"
 
 typedef void (*osmp__reduce_fn)(void *acc, const void *in, size_t n);
@@ -90,6 +91,14 @@ enum { OSMP__SIZE_INLINE, OSMP__SIZE_MEDIUM, OSMP__SIZE_LARGE, OSMP__NSIZES };
 
 /* What the algorithms of one participant run on. The team (team/team.h) embeds
  * it and owns what its pointers point to. */
+/* What the settings that depend on a pair's distance are made from (team.c
+ * osmp__pair_far): the knobs, and what team creation found. */
+struct osmp__far_rules {
+    int64_t stream_knob;                              /* OSMP_STREAM_MIN: -1 auto, -2 never, else bytes */
+    uint64_t single_copy_min, single_copy_min_threads; /* OSMP_SINGLE_COPY_MIN(_THREADS) */
+    int single_copy_auto, one_process, cma_slow;
+};
+
 struct osmp__coll {
     int rank, size;
     struct osmp__mbox mb; /* the data path */
@@ -129,8 +138,16 @@ struct osmp__coll {
     size_t *displs; /* [size] block displacements for reduce_scatter's ring (its calls give counts only) */
     struct osmp__trace *trace; /* OSMP_TRACE (coll/trace.h), NULL when off */
     struct osmp__slicing *slicing[2]; /* sliced reductions: [0] one group, [1] the plan's levels; built on first use */
+    /* A pair whose distance team creation measured (OSMP_PAIR_LATENCY=auto)
+     * measures it again once its calls have moved reprobe_every bytes
+     * (OSMP_PAIR_REPROBE; 0: never), the same call on both (osmp__reprobe_due),
+     * and the settings that follow from it change with it (team.c). */
+    uint64_t reprobe_every, reprobe_credit;
+    uint64_t probe_seq; /* the next value of the pair's probe lines (mailbox.h osmp__mb_pair_probe) */
+    struct osmp__far_rules far_rules;
 };
 typedef struct osmp__coll *osmp__coll_t;
+
 
 /* Every call takes whole phases of steps, whatever its counts: the step numbers
  * of a call never depend on a count that some participant does not know
@@ -260,6 +277,19 @@ struct osmp__args {
     size_t copy_min, copy_max; /* this call's single_copy_min and _max (osmp__copy_once) */
     size_t staged;   /* bytes the entry point first copied within my memory (in place), for the trace */
 };
+
+/* Is this call, of `bytes` per block, the one that measures the pair again?
+ * Both ranks count alike: every rank of a call that is not a vector variant
+ * has the same bytes. */
+static inline int osmp__reprobe_due(osmp__coll_t t, const struct osmp__args *a, size_t bytes)
+{
+    if (__builtin_expect(!t->reprobe_every, 1)) return 0;
+    t->reprobe_credit += (a->vector ? 0 : bytes) + OSMP__PAIR_REPROBE_CALL;
+    return t->reprobe_credit >= t->reprobe_every;
+}
+/* Measure the pair's distance again and apply what follows from it (team.c);
+ * OSMP_OK, or the status of a lost peer. */
+int osmp__pair_reprobe(osmp__coll_t t);
 
 static inline size_t osmp__count_of(const struct osmp__args *a, int r)
 {

@@ -281,6 +281,10 @@ void osmp__select_init(osmp__coll_t t, const struct osmp__choice forced[OSMP_COL
 int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a)
 {
     size_t bytes = a->count * a->esize;
+    if (osmp__reprobe_due(t, a, bytes)) { /* (a pair of processes, now and then) */
+        int rc = osmp__pair_reprobe(t);
+        if (rc) return rc;
+    }
     /* Enough steps in one phase for one chunk each, also per rank (scatter):
      * only a huge message needs the two divisions. */
     if (__builtin_expect(bytes >= (size_t)1 << 30, 0) &&

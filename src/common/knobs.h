@@ -36,6 +36,11 @@
                             "far apart (other packages; a virtual machine whose host placed the two vCPUs "   \
                             "on different sockets): OSMP_STREAM_MIN=auto streams from 1 KiB there, and "      \
                             "OSMP_SINGLE_COPY_MIN=auto copies allgather and alltoall once from 16 KiB")       \
+    X(PAIR_REPROBE, "auto", "bytes a pair team's calls move between two measurements of OSMP_PAIR_LATENCY=auto "  \
+                            "(the host of a virtual machine may move its vCPUs between sockets while a job "  \
+                            "runs; each takes 16 round trips at the start of a call, and every call counts "  \
+                            "256 bytes besides its message): auto (67108864), 0 (measure at team creation "   \
+                            "only) or an integer")                                                            \
     X(CMA_COST, "auto", "CMA's time to copy 256 KiB over memcpy's, percent: auto (measured once per process "   \
                         "by the rank 0 of a team of processes, with OSMP_SINGLE_COPY_MIN=auto) or a number; "   \
                         "from 200 (a virtual machine's page walks) OSMP_SINGLE_COPY_MIN=auto stages "          \
@@ -63,8 +68,9 @@
     X(TRACE, "", "write a transfer trace: each participant writes PREFIX.<team rank>.jsonl, one line per "   \
                  "(call, source, destination) of payload copied and per call of data reduced (README)")     \
     X(FAULT, "", "testing: copy:N, alloc:N or seg:N makes this process's N-th single copy, allocation "     \
-                 "(team creation, collectives) or segment creation/attach fail; @R: only in rank R "            \
-                 "(osmp-run's, or the MPI launcher's)")                                                        \
+                 "(team creation, collectives) or segment creation/attach fail; far:N makes its N-th later "    \
+                 "measurement of a pair's distance (OSMP_PAIR_REPROBE, rank 0's) find the pair far apart; @R: " \
+                 "only in rank R (osmp-run's, or the MPI launcher's)")                                         \
     X(VERBOSE, "0", "libosmp_mpi: 1 prints why calls fall back (once per reason) and per-call counts at "    \
                     "MPI_Finalize")                                                                          \
     X(MPI_DISABLE, "0", "libosmp_mpi: 1 passes every call to the MPI library; or a list of operations to "   \
@@ -125,6 +131,18 @@
  * near, it cost 1.15-1.54 at 128 B-1 KiB (README "Single copy"). */
 #define OSMP__STREAM_MIN_FAR 1024L
 #define OSMP__PAIR_FAR_NS 150
+/* OSMP_PAIR_REPROBE=auto: the pair's distance again after 64 MiB of messages
+ * (and OSMP__PAIR_REPROBE_CALL bytes per call, so that small calls count too).
+ * This machine's host moved the pair between near and far in 1-2 of every 12
+ * benchmark runs of a few seconds (bench/ab --states, "changed"), and the
+ * settings of the other state cost up to 1.3x Open MPI's time where the right
+ * ones take 0.4-0.7x (2 processes near, per call, `bench/ab --base build
+ * --base-env OSMP_PAIR_LATENCY=500`: reduce, gather, scatter and bcast of 2 KiB
+ * 1.02-1.30x, allgather and alltoall of 1 MiB 1.13-1.15x). A measurement costs
+ * 16 round trips, 2-8 us: at 1 MiB calls one per 64 calls (~8 ms), at 8 B one
+ * per 262144 calls. */
+#define OSMP__PAIR_REPROBE_AUTO 67108864L
+#define OSMP__PAIR_REPROBE_CALL 256
 #define OSMP__SINGLE_COPY_EXCHANGE_TEAM 2621440L /* n^2 x block */
 /* An exchange's own block (osmp__copy_own in coll.h) is written with streaming
  * stores once n^2 x block reaches half the last-level cache the team sits

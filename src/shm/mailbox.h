@@ -221,6 +221,21 @@ int osmp__mb_send_minis(struct osmp__mbox *m, int dir, uint64_t first, int consu
 /* The same message in `rank`'s lines, once published at `step`, into out. */
 int osmp__mb_recv_minis(struct osmp__mbox *m, int rank, int dir, uint64_t first, uint64_t step, void *out,
                         size_t bytes);
+/* The timed part of measuring a pair's distance on its probe lines (team
+ * creation, osmp__mb_pair_probe): for j = 1..rounds rank 0 stores base + j on
+ * its line and spins until rank 1 answers the same on its own; it returns the
+ * least one-way latency (ns) of a batch of `batch` such round trips, or -1 if
+ * a round was not answered by `deadline` (osmp__now_ns). Rank 1 answers until
+ * rank 0's line passes base + rounds or the deadline passes, and returns -1. */
+int64_t osmp__mb_pair_rounds(struct osmp__mbox *m, uint64_t base, int rounds, int batch, int64_t deadline);
+/* Both ranks of a pair of processes, at the same call: measure the distance
+ * again (osmp__mb_pair_rounds, rounds in batches, after rank 1 says it is
+ * there: base) and agree on *far, which both pass in alike: rank 0 sets it to
+ * one-way latency > far_ns (unchanged if a round went unanswered for a
+ * millisecond: a participant descheduled), writes it into its probe line and
+ * publishes base + rounds + 1; rank 1 reads it there. The next measurement
+ * must start above that. OSMP_OK, or the status of a lost peer. */
+int osmp__mb_pair_probe(struct osmp__mbox *m, uint64_t base, int rounds, int batch, int64_t far_ns, int *far);
 /* A local failure inside a collective (no memory, a failed single copy): this
  * participant will not take the steps the others wait for, so it gives up on
  * the team for everyone, through the team's "lost" line (naming itself), before

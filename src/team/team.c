@@ -98,6 +98,7 @@ struct boot1 {
     uint64_t op_specs; /* a hash of the participant's OSMP_HIERARCHY_<OP> (they must agree) */
     uint64_t probe_addr, chunk, depth, single_copy_min, single_copy_min_threads, step_start;
     int64_t pair_latency;     /* OSMP_PAIR_LATENCY in ns; -1: auto (measure) */
+    int64_t pair_reprobe;     /* OSMP_PAIR_REPROBE in bytes; 0: never */
     int64_t cma_cost;         /* OSMP_CMA_COST in percent; -1: auto (measure) */
     int64_t stream_min;       /* OSMP_STREAM_MIN; -1: auto (a far pair), -2: never */
     int32_t single_copy_auto; /* OSMP_SINGLE_COPY_MIN=auto: the exchange and far-pair rules apply (init_coll) */
@@ -153,12 +154,17 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy, int size)
     long lat = scmin_threads < 0 ? -1 : pl_auto ? 0 : osmp__knob_long(OSMP_KNOB_PAIR_LATENCY, 0, 1L << 30, err, sizeof(err));
     if (scmin_threads >= 0 && lat < 0)
         snprintf(err, sizeof(err), "OSMP_PAIR_LATENCY=\"%s\" must be auto or an integer in 0..%ld", pl, 1L << 30);
+    const char *rp = osmp__knob_str(OSMP_KNOB_PAIR_REPROBE);
+    int rp_auto = strcmp(rp, "auto") == 0;
+    long reprobe = lat < 0 ? -1 : rp_auto ? 0 : osmp__knob_long(OSMP_KNOB_PAIR_REPROBE, 0, 1L << 50, err, sizeof(err));
+    if (lat >= 0 && reprobe < 0)
+        snprintf(err, sizeof(err), "OSMP_PAIR_REPROBE=\"%s\" must be auto or an integer in 0..%ld", rp, 1L << 50);
     const char *st = osmp__knob_str(OSMP_KNOB_STREAM_MIN);
     int st_auto = strcmp(st, "auto") == 0, st_never = strcmp(st, "never") == 0;
-    long stream = lat < 0                ? -1
+    long stream = reprobe < 0            ? -1
                   : st_auto || st_never ? 0
                                         : osmp__knob_long(OSMP_KNOB_STREAM_MIN, 0, 1L << 40, err, sizeof(err));
-    if (lat >= 0 && stream < 0)
+    if (reprobe >= 0 && stream < 0)
         snprintf(err, sizeof(err), "OSMP_STREAM_MIN=\"%s\" must be auto, never or an integer in 0..%ld", st, 1L << 40);
     const char *cc = osmp__knob_str(OSMP_KNOB_CMA_COST);
     int cc_auto = strcmp(cc, "auto") == 0;
@@ -176,6 +182,7 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy, int size)
     b->single_copy_min_threads = (uint64_t)scmin_threads;
     b->single_copy_auto = sm_auto;
     b->pair_latency = pl_auto ? -1 : lat;
+    b->pair_reprobe = rp_auto ? OSMP__PAIR_REPROBE_AUTO : reprobe;
     b->cma_cost = cc_auto ? -1 : cost;
     b->stream_min = st_auto ? -1 : st_never ? -2 : stream;
     b->check_args = (int32_t)check;
@@ -402,44 +409,14 @@ static int32_t core_of(const struct osmp_team_params *p, osmp_topo_t topo)
 #define PROBE_BATCH 8
 #define PROBE_TIMEOUT_NS 100000000
 
-static int probe_wait(osmp_atomic64_t *v, uint64_t want, int64_t deadline)
-{
-    for (unsigned i = 1; osmp__load_acquire(v) < want; i++) {
-        osmp__cpu_relax();
-        if (!(i & 1023) && osmp__now_ns() > deadline) return -1;
-    }
-    return 0;
-}
-
 /* Rank 0 of a pair: the one-way latency of a cache line to the other rank and
- * back, in ns, or -1. Rank 1: answers each round; -1. */
+ * back, in ns, or -1. Rank 1: answers each round; -1. Then the peer stops
+ * answering (rank 0's line passes the rounds). */
 static int64_t pair_latency(struct osmp__mbox *mb)
 {
-    int me = mb->rank;
-    osmp_atomic64_t *mine = &osmp__mb_region(mb, me)->probe.seq, *theirs = &osmp__mb_region(mb, 1 - me)->probe.seq;
-    int64_t deadline = osmp__now_ns() + PROBE_TIMEOUT_NS, best = -1;
-    if (me == 1) {
-        for (uint64_t i = 1; i <= PROBE_ROUNDS; i++) {
-            if (probe_wait(theirs, i, deadline) || osmp__load_acquire(theirs) > PROBE_ROUNDS) break;
-            osmp__store_release(mine, i);
-        }
-        return -1;
-    }
-    for (uint64_t i = 1; i <= PROBE_ROUNDS; i += PROBE_BATCH) {
-        int64_t t0 = osmp__now_ns();
-        for (uint64_t j = i; j < i + PROBE_BATCH; j++) {
-            osmp__store_release(mine, j);
-            if (probe_wait(theirs, j, deadline)) {
-                best = -1;
-                goto done;
-            }
-        }
-        int64_t one_way = (osmp__now_ns() - t0) / (2 * PROBE_BATCH);
-        if (best < 0 || one_way < best) best = one_way;
-    }
-done:
-    osmp__store_release(mine, PROBE_ROUNDS + 1); /* the peer stops answering */
-    return best;
+    int64_t ns = osmp__mb_pair_rounds(mb, 0, PROBE_ROUNDS, PROBE_BATCH, osmp__now_ns() + PROBE_TIMEOUT_NS);
+    if (mb->rank == 0) osmp__store_release(&osmp__mb_region(mb, 0)->probe.seq, PROBE_ROUNDS + 1);
+    return ns;
 }
 
 /* Bytes of last-level cache the team's cores sit under: the sum over the
@@ -468,6 +445,60 @@ static uint64_t team_llc(osmp_topo_t topo, const int *cores, int n)
     return sum;
 }
 
+/* The settings that follow from a pair's distance (far: team creation's
+ * measurement, or a later one: osmp__pair_reprobe), from the knobs and what
+ * team creation found (c->far_rules). */
+static void pair_far(struct osmp__coll *c, int far)
+{
+    const struct osmp__far_rules *r = &c->far_rules;
+    c->far_pair = far;
+    c->mb.stream_min = r->stream_knob >= 0 ? (size_t)r->stream_knob
+                       : r->stream_knob == -1 && far && OSMP__HAVE_STREAM ? (size_t)OSMP__STREAM_MIN_FAR
+                                                                          : SIZE_MAX;
+    /* OSMP_SINGLE_COPY_MIN=auto (knobs.h): the exchanges (blocks from every
+     * rank to every rank: allgather(v), alltoall(v)) by the team's volume; on
+     * a pair far apart, the exchanges from OSMP__SINGLE_COPY_MIN_FAR, and the
+     * others too unless its slots are written with streaming stores from there
+     * on (their staged lines would cross twice). Where CMA is slow (cma_slow,
+     * knobs.h OSMP__CMA_SLOW_PCT) the exchanges stage as the others do, and a
+     * far pair's only below OSMP__SINGLE_COPY_FAR_SLOW_MAX. */
+    uint64_t exch = OSMP__SINGLE_COPY_EXCHANGE_TEAM / ((uint64_t)c->size * (uint64_t)c->size);
+    if (exch < OSMP__SINGLE_COPY_EXCHANGE_FLOOR) exch = OSMP__SINGLE_COPY_EXCHANGE_FLOOR;
+    for (int k = 0; k < OSMP_COLL_COUNT; k++) {
+        unsigned f = osmp_coll_flags((osmp_coll_t)k);
+        int exchange = (f & OSMP_COLL_BLOCKS) && !(f & (OSMP_COLL_ROOTED | OSMP_COLL_REDUCES));
+        uint64_t min = r->one_process ? r->single_copy_min_threads : r->single_copy_min, max = UINT64_MAX;
+        if (!r->one_process && r->single_copy_auto) {
+            if (exchange && !r->cma_slow) min = exch;
+            if (far && (exchange || c->mb.stream_min > OSMP__SINGLE_COPY_MIN_FAR) && min > OSMP__SINGLE_COPY_MIN_FAR)
+                min = OSMP__SINGLE_COPY_MIN_FAR;
+            if (far && exchange && r->cma_slow) max = OSMP__SINGLE_COPY_FAR_SLOW_MAX;
+        }
+        /* Reduce's single copy moves a leaf's copy onto its parent (reduce_tree.c):
+         * between processes it saves a crossing, between threads nothing. */
+        if (r->one_process && k == OSMP_COLL_REDUCE) min = UINT64_MAX;
+        c->single_copy_min[k] = !c->single_copy || min > SIZE_MAX ? SIZE_MAX : (size_t)min;
+        c->single_copy_max[k] = max > SIZE_MAX ? SIZE_MAX : (size_t)max;
+    }
+}
+
+/* A later measurement: 16 round trips in batches of 4, a few microseconds. */
+#define REPROBE_ROUNDS 16
+#define REPROBE_BATCH 4
+
+int osmp__pair_reprobe(osmp__coll_t c)
+{
+    c->reprobe_credit = 0;
+    osmp__settle_owed(c, 0); /* (the peer may wait for it before it comes to this call) */
+    uint64_t base = c->probe_seq;
+    c->probe_seq += REPROBE_ROUNDS + 2; /* above this one's last value, base + rounds + 1 */
+    int far = c->far_pair;
+    if (osmp__mb_pair_probe(&c->mb, base, REPROBE_ROUNDS, REPROBE_BATCH, OSMP__PAIR_FAR_NS, &far)) return c->mb.failed;
+    if (far != c->far_pair) pair_far(c, far);
+    osmp__trace_settings(c->trace, far, c->far_rules.cma_slow, (base - PROBE_ROUNDS - 2) / (REPROBE_ROUNDS + 2) + 1);
+    return OSMP_OK;
+}
+
 static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, int cma_slow, osmp_topo_t topo)
 {
     struct osmp__coll *c = &t->coll;
@@ -481,10 +512,6 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, int cma_sl
     }
     c->peers = t->peers;
     c->step = r0->step_start;
-    c->far_pair = far;
-    c->mb.stream_min = r0->stream_min >= 0 ? (size_t)r0->stream_min
-                       : r0->stream_min == -1 && far && OSMP__HAVE_STREAM ? (size_t)OSMP__STREAM_MIN_FAR
-                                                      : SIZE_MAX;
     /* Threads of one process copy with plain loads, which pay from the first
      * byte that does not ride in the mailbox line (bcast of 1 MiB between two
      * threads: 141 -> 78 us, allgather 322 -> 163 us); between processes a
@@ -492,37 +519,16 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, int cma_sl
      * blocks. */
     int one_process = 1;
     for (int r = 0; r < t->coll.size; r++) one_process &= t->local[r];
-    /* OSMP_SINGLE_COPY_MIN=auto (knobs.h): the exchanges (blocks from every
-     * rank to every rank: allgather(v), alltoall(v)) by the team's volume; on
-     * a pair far apart, the exchanges from OSMP__SINGLE_COPY_MIN_FAR, and the
-     * others too unless its slots are written with streaming stores from there
-     * on (their staged lines would cross twice). Where CMA is slow (cma_slow,
-     * knobs.h OSMP__CMA_SLOW_PCT) the exchanges stage as the others do, and a
-     * far pair's only below OSMP__SINGLE_COPY_FAR_SLOW_MAX. */
-    uint64_t n2 = (uint64_t)c->size * (uint64_t)c->size, exch = OSMP__SINGLE_COPY_EXCHANGE_TEAM / n2;
+    c->far_rules = (struct osmp__far_rules){r0->stream_min, r0->single_copy_min, r0->single_copy_min_threads,
+                                            r0->single_copy_auto, one_process, cma_slow};
+    uint64_t n2 = (uint64_t)c->size * (uint64_t)c->size;
     /* An exchange's own block streams once the team's n^2 blocks, in and out,
      * fill its last-level cache (knobs.h OSMP__OWN_STREAM_TEAM where that is
      * unknown). */
     uint64_t llc = team_llc(topo, t->cores, c->size), own = llc ? llc / 2 : OSMP__OWN_STREAM_TEAM;
     c->own_stream_min = OSMP__HAVE_STREAM ? (size_t)(own / n2) : SIZE_MAX;
-    if (exch < OSMP__SINGLE_COPY_EXCHANGE_FLOOR) exch = OSMP__SINGLE_COPY_EXCHANGE_FLOOR;
-    for (int k = 0; k < OSMP_COLL_COUNT; k++) {
-        unsigned f = osmp_coll_flags((osmp_coll_t)k);
-        int exchange = (f & OSMP_COLL_BLOCKS) && !(f & (OSMP_COLL_ROOTED | OSMP_COLL_REDUCES));
-        uint64_t min = one_process ? r0->single_copy_min_threads : r0->single_copy_min, max = UINT64_MAX;
-        if (!one_process && r0->single_copy_auto) {
-            if (exchange && !cma_slow) min = exch;
-            if (far && (exchange || c->mb.stream_min > OSMP__SINGLE_COPY_MIN_FAR) && min > OSMP__SINGLE_COPY_MIN_FAR)
-                min = OSMP__SINGLE_COPY_MIN_FAR;
-            if (far && exchange && cma_slow) max = OSMP__SINGLE_COPY_FAR_SLOW_MAX;
-        }
-        /* Reduce's single copy moves a leaf's copy onto its parent (reduce_tree.c):
-         * between processes it saves a crossing, between threads nothing. */
-        if (one_process && k == OSMP_COLL_REDUCE) min = UINT64_MAX;
-        c->single_copy_min[k] = !c->single_copy || min > SIZE_MAX ? SIZE_MAX : (size_t)min;
-        c->single_copy_max[k] = max > SIZE_MAX ? SIZE_MAX : (size_t)max;
-    }
-    osmp__trace_settings(c->trace, far, cma_slow);
+    pair_far(c, far);
+    osmp__trace_settings(c->trace, far, cma_slow, 0);
     struct osmp__choice forced[OSMP_COLL_COUNT];
     for (int k = 0; k < OSMP_COLL_COUNT; k++) {
         forced[k].alg = r0->alg[k] < 0 ? NULL : &osmp__algs_of((osmp_coll_t)k)[r0->alg[k]];
@@ -683,8 +689,9 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     /* A pair of processes, each on a CPU of its own: how far apart are they?
      * (Both decide alike from the first exchange whether to probe; rank 0's
      * answer travels in the last.) */
-    if (p->size == 2 && !t->local[1 - p->rank] && !t->coll.oversubscribed &&
-        (r0->single_copy_auto || r0->stream_min == -1)) {
+    int pair = p->size == 2 && !t->local[1 - p->rank] && !t->coll.oversubscribed &&
+               (r0->single_copy_auto || r0->stream_min == -1);
+    if (pair) {
         int64_t ns = r0->pair_latency >= 0 ? r0->pair_latency : mine2.status ? -1 : pair_latency(mb);
         mine2.far = ns > OSMP__PAIR_FAR_NS;
     }
@@ -706,6 +713,10 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     t->coll.single_copy = r0->single_copy_mode && readable;
     if (!rc && r0->single_copy_mode == 2 && !readable) rc = OSMP_ERR_UNSUPPORTED;
     if (!rc) rc = init_coll(t, r0, all2[0].far, all2[0].cma_slow, topo); /* cannot fail: the same on every participant */
+    if (pair && r0->pair_latency < 0) { /* measured: measure again as the calls go (osmp__pair_reprobe) */
+        t->coll.reprobe_every = (uint64_t)r0->pair_reprobe;
+        t->coll.probe_seq = PROBE_ROUNDS + 2;
+    }
     if (rc) goto fail;
     exchange_free(all1, (size_t)p->size * sizeof(*all1), mapped1);
     exchange_free(all2, (size_t)p->size * sizeof(*all2), mapped2);

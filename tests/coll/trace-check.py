@@ -350,6 +350,69 @@ def case_pair_far(tools):
           c["stream"][0] == b, c["stream"])
 
 
+def run_calls(tools, ops, nbytes, env):
+    """2 processes on this machine's own CPUs, the comma-separated ops in a row:
+    per rank, the trace's settings lines and the bytes each call streamed."""
+    osmp_run, _, trace_run = tools
+    with tempfile.TemporaryDirectory() as d:
+        prefix = os.path.join(d, "t")
+        e = dict(os.environ, OSMP_TRACE=prefix, OSMP_PAIR_LATENCY="auto", OSMP_CMA_COST="100")
+        e.update(env)
+        cmd = [osmp_run, "-n", "2", "--timeout", "250", "--", trace_run, ops, str(nbytes), "0"]
+        r = subprocess.run(cmd, env=e, capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stderr}")
+        ranks = []
+        for rank in range(2):
+            settings, streamed = [], {}
+            with open(f"{prefix}.{rank}.jsonl") as f:
+                for line in f:
+                    x = json.loads(line)
+                    if x.get("kind") == "settings":
+                        settings.append(x)
+                    if x.get("kind") == "stream":
+                        streamed[x["call"]] = streamed.get(x["call"], 0) + x["n"]
+            ranks.append((settings, streamed))
+        return ranks
+
+
+def case_pair_reprobe(tools):
+    # A pair of processes whose distance team creation measured
+    # (OSMP_PAIR_LATENCY=auto) measures it again once its calls have moved
+    # OSMP_PAIR_REPROBE bytes (each call counting 256 more), the same call on
+    # both ranks, and takes the paths of what it found from that call on:
+    # here OSMP_FAULT=far:2@0 makes rank 0's second measurement find the pair
+    # far apart, and a far pair stages bcast's 64 KiB with streaming stores
+    # (OSMP_STREAM_MIN=auto). trace-run's calls: a barrier (call 0), the ops,
+    # a barrier.
+    if len(os.sched_getaffinity(0)) < 2:
+        print("skipped: a pair needs two CPUs (one is oversubscribed and measures nothing)")
+        return
+    b = 64 * 1024
+    ranks = run_calls(tools, "bcast,bcast,bcast", b, {"OSMP_PAIR_REPROBE": "1", "OSMP_FAULT": "far:2@0"})
+    (s0, streamed), (s1, _) = ranks
+    check("OSMP_PAIR_REPROBE=1: a measurement at creation and at each of the 5 calls, on both ranks",
+          [(x["probe"], x["call"]) for x in s0] == [(0, 0), (1, 0), (2, 1), (3, 2), (4, 3), (5, 4)] and
+          [(x["probe"], x["call"]) for x in s1] == [(x["probe"], x["call"]) for x in s0], (s0, s1))
+    check("both ranks agree on every measurement", [x["far"] for x in s0] == [x["far"] for x in s1], (s0, s1))
+    check("OSMP_FAULT=far:2@0: the second measurement (call 1) finds the pair far apart", s0[2]["far"] == 1, s0)
+    for x in s0[2:5]:
+        want = b if x["far"] else 0
+        check(f"call {x['call']} (bcast), measured far {x['far']}: the root streams {want} B",
+              streamed.get(x["call"], 0) == want, streamed)
+    # 5 bcasts of 64 KiB with a budget of 300000 B: the barrier and 4 bcasts
+    # count 256 + 4 x 65792 = 263424, the fifth bcast (call 5) reaches it.
+    ranks = run_calls(tools, "bcast,bcast,bcast,bcast,bcast", b, {"OSMP_PAIR_REPROBE": "300000"})
+    for r, (s, _) in enumerate(ranks):
+        check(f"OSMP_PAIR_REPROBE=300000, rank {r}: measured at creation and before the fifth bcast only",
+              [(x["probe"], x["call"]) for x in s] == [(0, 0), (1, 5)], s)
+    for env, what in (({"OSMP_PAIR_REPROBE": "0"}, "OSMP_PAIR_REPROBE=0"),
+                      ({"OSMP_PAIR_REPROBE": "1", "OSMP_PAIR_LATENCY": "500"}, "OSMP_PAIR_LATENCY=500 (not measured)")):
+        ranks = run_calls(tools, "bcast,bcast", b, env)
+        for r, (s, _) in enumerate(ranks):
+            check(f"{what}, rank {r}: the creation's settings only", [x["probe"] for x in s] == [0], s)
+
+
 def case_alltoall_direct(tools):
     # Every rank writes its blocks for the five others into its line (5 x 8 B)
     # or one slot (5 x 200 B), and its own into its output, and reads its own
@@ -491,6 +554,7 @@ CASES = {
     "single-copy-exchange": case_single_copy_exchange,
     "cma-cost": case_cma_cost,
     "pair-far": case_pair_far,
+    "pair-reprobe": case_pair_reprobe,
     "alltoall-direct": case_alltoall_direct,
     "allgatherv-direct": case_allgatherv_direct,
     "alltoallv-direct": case_alltoallv_direct,
