@@ -69,7 +69,7 @@ int osmp__mb_wait_slow(struct osmp__mbox *m, int rank, int dir, uint64_t step)
 
 /* A sleeper on a mini line counts itself on its direction's wake line, as one
  * on the mailbox: the owner's publication of either checks the same counter. */
-int osmp__mb_wait_slot(struct osmp__mbox *m, int rank, int dir, int slot, uint64_t step)
+int osmp__mb_wait_slot_slow(struct osmp__mbox *m, int rank, int dir, int slot, uint64_t step)
 {
     if (!OSMP__IS_MINI(slot)) return osmp__mb_wait(m, rank, dir, step);
     return wait_on(m, rank, dir, &osmp__mb_region(m, rank)->mini[dir][OSMP__SLOT_MINI(0) - slot].seq, step,

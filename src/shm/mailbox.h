@@ -203,8 +203,8 @@ void osmp__mb_init_mine(struct osmp__mbox *m, uint64_t step);
 /* osmp__mb_wait (below) once the counter must be loaded. */
 int osmp__mb_wait_slow(struct osmp__mbox *m, int rank, int dir, uint64_t step);
 void osmp__mb_publish(struct osmp__mbox *m, int dir, uint64_t step);
-/* The same for a message in `slot`: a mini line's own counter, else the mailbox's. */
-int osmp__mb_wait_slot(struct osmp__mbox *m, int rank, int dir, int slot, uint64_t step);
+/* osmp__mb_wait_slot (below) once the message is not there at the first look. */
+int osmp__mb_wait_slot_slow(struct osmp__mbox *m, int rank, int dir, int slot, uint64_t step);
 void osmp__mb_publish_slot(struct osmp__mbox *m, int dir, int slot, uint64_t step);
 /* Publish my k consecutive mini lines from ring index `first` (taken mod
  * OSMP__MINI_SLOTS) once their data is written, the last one last (one fence,
@@ -266,6 +266,17 @@ static inline int osmp__mb_wait(struct osmp__mbox *m, int rank, int dir, uint64_
 {
     if (osmp__seq_reached(osmp__mb_seen(m, rank, dir), step)) return 0; /* OSMP_OK; acquired when it was loaded */
     return osmp__mb_wait_slow(m, rank, dir, step);
+}
+
+/* The same for a message in `slot`: a mini line's own counter, else the
+ * mailbox's. Inline where the mini line holds it already (a reader behind its
+ * writer: calls back to back). */
+static inline int osmp__mb_wait_slot(struct osmp__mbox *m, int rank, int dir, int slot, uint64_t step)
+{
+    if (OSMP__IS_MINI(slot) &&
+        osmp__seq_reached(osmp__load_acquire(&osmp__mb_region(m, rank)->mini[dir][OSMP__SLOT_MINI(0) - slot].seq), step))
+        return 0;
+    return osmp__mb_wait_slot_slow(m, rank, dir, slot, step);
 }
 
 /* Write n bytes of a message into my ring slot dst (as osmp__mb_claim gave it).
