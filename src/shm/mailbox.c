@@ -204,11 +204,6 @@ int osmp__mb_failure(struct osmp__mbox *m, int *rank)
     return w ? -(int)(w >> 24) : OSMP_OK;
 }
 
-void osmp__mb_publish(struct osmp__mbox *m, int dir, uint64_t step)
-{
-    struct osmp__region *r = osmp__mb_region(m, m->rank);
-    osmp__publish(&r->chan[dir].seq, &r->wake[dir].waiters, step);
-}
 
 static int consumes(const struct osmp__slot_rec *rec, int c)
 {

@@ -168,6 +168,13 @@ static inline struct osmp__region *osmp__mb_region(const struct osmp__mbox *m, i
     return (struct osmp__region *)((char *)m->seg + (size_t)rank * m->region_size);
 }
 
+/* Publish step on my counter of direction dir (and wake its sleepers). */
+static inline void osmp__mb_publish(struct osmp__mbox *m, int dir, uint64_t step)
+{
+    struct osmp__region *r = osmp__mb_region(m, m->rank);
+    osmp__publish(&r->chan[dir].seq, &r->wake[dir].waiters, step);
+}
+
 static inline struct osmp__chan *osmp__mb_chan(const struct osmp__mbox *m, int rank, int dir)
 {
     return &osmp__mb_region(m, rank)->chan[dir];
@@ -202,7 +209,6 @@ void osmp__mb_init_mine(struct osmp__mbox *m, uint64_t step);
 
 /* osmp__mb_wait (below) once the counter must be loaded. */
 int osmp__mb_wait_slow(struct osmp__mbox *m, int rank, int dir, uint64_t step);
-void osmp__mb_publish(struct osmp__mbox *m, int dir, uint64_t step);
 /* osmp__mb_wait_slot (below) once the message is not there at the first look. */
 int osmp__mb_wait_slot_slow(struct osmp__mbox *m, int rank, int dir, int slot, uint64_t step);
 void osmp__mb_publish_slot(struct osmp__mbox *m, int dir, int slot, uint64_t step);

@@ -33,9 +33,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* 1: this process is registered, its publications issue no fence. Cleared in
- * a forked child (the registration belongs to the parent's memory map). */
-static osmp_atomic32_t registered;
+/* 1: this process is registered, its publications issue no fence (wait.h
+ * osmp__publish). Cleared in a forked child (the registration belongs to the
+ * parent's memory map). */
+osmp_atomic32_t osmp__wait_registered;
+#define registered osmp__wait_registered
 /* Naps that lasted their whole millisecond: no publication woke the sleeper. */
 static osmp_atomic32_t naps_out;
 
@@ -124,12 +126,9 @@ done:
     return OSMP_OK;
 }
 
-void osmp__publish(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t v)
+void osmp__wake(osmp_atomic64_t *ctr)
 {
-    osmp__store_release(ctr, v);
-    if (osmp__load_relaxed32(&registered)) osmp__compiler_fence();
-    else osmp__fence_seq_cst();
-    if (osmp__load32(waiters)) syscall(SYS_futex, low_half(ctr), FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+    syscall(SYS_futex, low_half(ctr), FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
 int64_t osmp__now_ns(void)

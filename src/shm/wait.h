@@ -33,8 +33,22 @@ int osmp__wait_setup(int fence_always);
  * never comes shows here, not as a hang). */
 unsigned osmp__wait_naps_out(void);
 
-/* Store v into *ctr with release semantics and wake sleepers, if any. */
-void osmp__publish(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t v);
+/* Wake every sleeper on ctr (osmp__publish). */
+void osmp__wake(osmp_atomic64_t *ctr);
+extern osmp_atomic32_t osmp__wait_registered; /* (wait.c) */
+
+/* Store v into *ctr with release semantics and wake sleepers, if any. Inline:
+ * every message of a small call ends with one, and the call costs more than
+ * the store (wait.c's fences: without one where this process is registered for
+ * asymmetric fences, else a full fence between the store and the look for
+ * sleepers). */
+static inline void osmp__publish(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t v)
+{
+    osmp__store_release(ctr, v);
+    if (osmp__load_relaxed32(&osmp__wait_registered)) osmp__compiler_fence();
+    else osmp__fence_seq_cst();
+    if (__builtin_expect(osmp__load32(waiters) != 0, 0)) osmp__wake(ctr);
+}
 
 /* Monotonic clock in nanoseconds, for deadlines. */
 int64_t osmp__now_ns(void);
