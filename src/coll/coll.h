@@ -94,7 +94,7 @@ enum { OSMP__SIZE_INLINE, OSMP__SIZE_MEDIUM, OSMP__SIZE_LARGE, OSMP__NSIZES };
 /* What the settings that depend on a pair's distance are made from (team.c
  * osmp__pair_far): the knobs, and what team creation found. */
 struct osmp__far_rules {
-    int64_t stream_knob;                              /* OSMP_STREAM_MIN: -1 auto, -2 never, else bytes */
+    int64_t stream_knob;                               /* OSMP_STREAM_MIN: -1 auto, -2 never, else bytes */
     uint64_t single_copy_min, single_copy_min_threads; /* OSMP_SINGLE_COPY_MIN(_THREADS) */
     int single_copy_auto, one_process, cma_slow;
 };
@@ -147,7 +147,6 @@ struct osmp__coll {
     struct osmp__far_rules far_rules;
 };
 typedef struct osmp__coll *osmp__coll_t;
-
 
 /* Every call takes whole phases of steps, whatever its counts: the step numbers
  * of a call never depend on a count that some participant does not know

@@ -78,7 +78,8 @@ int osmp__trace_open(struct osmp__trace **out, const char *base, int rank, int s
 void osmp__trace_settings(struct osmp__trace *tr, int far, int cma_slow, uint64_t probe)
 {
     if (tr && tr->f)
-        fprintf(tr->f, "{\"kind\": \"settings\", \"far\": %d, \"cma_slow\": %d, \"probe\": %llu, \"call\": %llu}\n",
+        fprintf(tr->f,
+                "{\"kind\": \"settings\", \"far\": %d, \"cma_slow\": %d, \"probe\": %llu, \"call\": %llu}\n",
                 far, cma_slow, (unsigned long long)probe, (unsigned long long)tr->call);
 }
 

@@ -49,7 +49,9 @@ int osmp__fault_slow(enum osmp__fault_kind k)
     if (!st) { /* threads may race here: they compute the same answer */
         const char *v = osmp__knob_str(OSMP_KNOB_FAULT);
         int bad = *v && parse(v);
-        if (bad) fprintf(stderr, "osmp: OSMP_FAULT=\"%s\" must be copy:N, alloc:N, seg:N or far:N, optionally @RANK; no fault\n", v);
+        if (bad)
+            fprintf(stderr, "osmp: OSMP_FAULT=\"%s\" must be copy:N, alloc:N, seg:N or far:N, optionally @RANK; "
+                            "no fault\n", v);
         st = !bad && *v && fault_at > 0 ? 2 : 1;
         osmp__store32(&osmp__fault_state, st);
     }
@@ -57,7 +59,7 @@ int osmp__fault_slow(enum osmp__fault_kind k)
     if (osmp__fetch_add32(&seen[k], 1) + 1 != (uint32_t)fault_at) return 0;
     /* Said, so that a test knows the event happened (and stops raising N when it does not). */
     static const char *const what[OSMP__FAULT_KINDS] = {"single copy", "allocation", "segment creation/attach",
-                                                              "pair distance measurement"};
+                                                        "pair distance measurement"};
     fprintf(stderr, "osmp: OSMP_FAULT: %s %ld of this process fails\n", what[k], fault_at);
     return 1;
 }

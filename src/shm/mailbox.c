@@ -131,7 +131,8 @@ static int spin_until(osmp_atomic64_t *v, uint64_t want, int64_t deadline)
 
 int64_t osmp__mb_pair_rounds(struct osmp__mbox *m, uint64_t base, int rounds, int batch, int64_t deadline)
 {
-    osmp_atomic64_t *mine = &osmp__mb_region(m, m->rank)->probe.seq, *theirs = &osmp__mb_region(m, 1 - m->rank)->probe.seq;
+    osmp_atomic64_t *mine = &osmp__mb_region(m, m->rank)->probe.seq;
+    osmp_atomic64_t *theirs = &osmp__mb_region(m, 1 - m->rank)->probe.seq;
     uint64_t last = base + (uint64_t)rounds;
     if (m->rank == 1) {
         for (uint64_t i = base + 1; i <= last; i++) {
@@ -203,7 +204,6 @@ int osmp__mb_failure(struct osmp__mbox *m, int *rank)
     if (*rank == 0xffffff - 1) *rank = -1;
     return w ? -(int)(w >> 24) : OSMP_OK;
 }
-
 
 static int consumes(const struct osmp__slot_rec *rec, int c)
 {

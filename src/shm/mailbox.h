@@ -279,9 +279,10 @@ static inline int osmp__mb_wait(struct osmp__mbox *m, int rank, int dir, uint64_
  * writer: calls back to back). */
 static inline int osmp__mb_wait_slot(struct osmp__mbox *m, int rank, int dir, int slot, uint64_t step)
 {
-    if (OSMP__IS_MINI(slot) &&
-        osmp__seq_reached(osmp__load_acquire(&osmp__mb_region(m, rank)->mini[dir][OSMP__SLOT_MINI(0) - slot].seq), step))
-        return 0;
+    if (OSMP__IS_MINI(slot)) {
+        osmp_atomic64_t *seq = &osmp__mb_region(m, rank)->mini[dir][OSMP__SLOT_MINI(0) - slot].seq;
+        if (osmp__seq_reached(osmp__load_acquire(seq), step)) return 0;
+    }
     return osmp__mb_wait_slot_slow(m, rank, dir, slot, step);
 }
 

@@ -37,7 +37,6 @@
  * osmp__publish). Cleared in a forked child (the registration belongs to the
  * parent's memory map). */
 osmp_atomic32_t osmp__wait_registered;
-#define registered osmp__wait_registered
 /* Naps that lasted their whole millisecond: no publication woke the sleeper. */
 static osmp_atomic32_t naps_out;
 
@@ -51,7 +50,7 @@ static osmp_atomic32_t global_expedited;
 
 static void forked_child(void)
 {
-    osmp__store32(&registered, 0);
+    osmp__store32(&osmp__wait_registered, 0);
 }
 
 static void register_once(void)
@@ -63,9 +62,10 @@ int osmp__wait_setup(int fence_always)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, register_once);
-    if (fence_always || osmp__load32(&registered)) return osmp__load32(&registered);
-    if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0) osmp__store32(&registered, 1);
-    return osmp__load32(&registered);
+    if (fence_always || osmp__load32(&osmp__wait_registered)) return osmp__load32(&osmp__wait_registered);
+    if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0)
+        osmp__store32(&osmp__wait_registered, 1);
+    return osmp__load32(&osmp__wait_registered);
 }
 
 /* The sleeper's half (see the top): a fence of its own, then one on every CPU

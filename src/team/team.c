@@ -493,9 +493,11 @@ int osmp__pair_reprobe(osmp__coll_t c)
     uint64_t base = c->probe_seq;
     c->probe_seq += REPROBE_ROUNDS + 2; /* above this one's last value, base + rounds + 1 */
     int far = c->far_pair;
-    if (osmp__mb_pair_probe(&c->mb, base, REPROBE_ROUNDS, REPROBE_BATCH, OSMP__PAIR_FAR_NS, &far)) return c->mb.failed;
+    if (osmp__mb_pair_probe(&c->mb, base, REPROBE_ROUNDS, REPROBE_BATCH, OSMP__PAIR_FAR_NS, &far))
+        return c->mb.failed;
     if (far != c->far_pair) pair_far(c, far);
-    osmp__trace_settings(c->trace, far, c->far_rules.cma_slow, (base - PROBE_ROUNDS - 2) / (REPROBE_ROUNDS + 2) + 1);
+    uint64_t nth = (base - PROBE_ROUNDS - 2) / (REPROBE_ROUNDS + 2) + 1; /* (the trace counts them) */
+    osmp__trace_settings(c->trace, far, c->far_rules.cma_slow, nth);
     return OSMP_OK;
 }
 
