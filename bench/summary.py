@@ -34,7 +34,8 @@ def state_lines(runs):
         used = r["runs"]
         if r["state"] in ("near", "siblings", "far"):
             left = sum(seen["osmp"].values()) + sum(seen["mpi"].values()) - used["osmp"] - used["mpi"]
-            out.append(f"- {lib_name(r)}, {r['mode']}: the {r['state']} pair, {used['osmp']} runs with OSMP and "
+            out.append(f"- {lib_name(r)}, {r['mode']}: the {r['state']} pair, {used['osmp']} "
+                       f"run{'s' * (used['osmp'] != 1)} with OSMP and "
                        f"{used['mpi']} without" + (f" ({left} run{'s' * (left != 1)} of other states left out; by state: {counts})"
                                                     if left else ""))
         else:

@@ -89,16 +89,16 @@ enum { OSMP__SIZE_INLINE, OSMP__SIZE_MEDIUM, OSMP__SIZE_LARGE, OSMP__NSIZES };
  * against 0.42-0.63x; 4-16 KiB alike (README "Flat teams"). */
 #define OSMP__DIRECT_READ_MAX 16384
 
-/* What the algorithms of one participant run on. The team (team/team.h) embeds
- * it and owns what its pointers point to. */
 /* What the settings that depend on a pair's distance are made from (team.c
- * osmp__pair_far): the knobs, and what team creation found. */
+ * pair_far): the knobs, and what team creation found. */
 struct osmp__far_rules {
     int64_t stream_knob;                               /* OSMP_STREAM_MIN: -1 auto, -2 never, else bytes */
     uint64_t single_copy_min, single_copy_min_threads; /* OSMP_SINGLE_COPY_MIN(_THREADS) */
     int single_copy_auto, one_process, cma_slow;
 };
 
+/* What the algorithms of one participant run on. The team (team/team.h) embeds
+ * it and owns what its pointers point to. */
 struct osmp__coll {
     int rank, size;
     struct osmp__mbox mb; /* the data path */
