@@ -37,9 +37,14 @@ def state_of(before, after=None):
     return bands.pop() if len(bands) == 1 else "changed"
 
 
+def round_trips(run):
+    """The round trips (us) one osmp-bench --json run timed, before and after its measurement: none, one or two."""
+    return [x for x in (run.get("line_rt_us"), run.get("line_rt_after_us")) if isinstance(x, (int, float)) and x > 0]
+
+
 def state_of_run(run):
     """The state of one osmp-bench --json run."""
-    return state_of(run.get("line_rt_us"), run.get("line_rt_after_us"))
+    return state_of(*round_trips(run)) if round_trips(run) else None
 
 
 def pick(states_a, states_b):

@@ -14,6 +14,7 @@ import os
 
 import pairstate
 
+
 def lib_name(run):
     """'Open MPI v4.1.4, package ...' -> 'Open MPI 4.1.4'; 'MPICH Version: 4.0.2 ...' -> 'MPICH 4.0.2'."""
     s = run["mpi"].replace("Version:", "").split(",")[0].split()
@@ -80,7 +81,7 @@ def main():
             run = json.load(open(path))
         except (OSError, ValueError):
             continue
-        rts += [x for x in (run.get("line_rt_us"), run.get("line_rt_after_us")) if isinstance(x, (int, float)) and x > 0]
+        rts += pairstate.round_trips(run)
     span = (f" (median of the first comparison's runs read; {min(rts):.3f}-{max(rts):.3f} us over every run, before "
             "and after each)" if rts else "")
     print(f"Cache-line round trip {runs[0]['line_rt_us']:.3f} us{span}. bound = one-way cache-line latency + the time "

@@ -143,7 +143,7 @@ struct osmp__coll {
      * (OSMP_PAIR_REPROBE; 0: never), the same call on both (osmp__reprobe_due),
      * and the settings that follow from it change with it (team.c). */
     uint64_t reprobe_every, reprobe_credit;
-    uint64_t probe_seq; /* the next value of the pair's probe lines (mailbox.h osmp__mb_pair_probe) */
+    uint64_t probes; /* those made so far (they number the probe lines' values: osmp__mb_pair_probe) */
     struct osmp__far_rules far_rules;
 };
 typedef struct osmp__coll *osmp__coll_t;

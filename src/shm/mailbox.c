@@ -154,7 +154,7 @@ int64_t osmp__mb_pair_rounds(struct osmp__mbox *m, uint64_t base, int rounds, in
     return best;
 }
 
-/* A round of a later measurement goes unanswered for this long: one of the
+/* The rounds of a later measurement not all answered within this: one of the
  * pair is not running (the timing would be the scheduler's). */
 #define PAIR_PROBE_SPIN_NS 1000000
 

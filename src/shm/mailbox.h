@@ -237,8 +237,8 @@ int64_t osmp__mb_pair_rounds(struct osmp__mbox *m, uint64_t base, int rounds, in
 /* Both ranks of a pair of processes, at the same call: measure the distance
  * again (osmp__mb_pair_rounds, rounds in batches, after rank 1 says it is
  * there: base) and agree on *far, which both pass in alike: rank 0 sets it to
- * one-way latency > far_ns (unchanged if a round went unanswered for a
- * millisecond: a participant descheduled), writes it into its probe line and
+ * one-way latency > far_ns (unchanged if the rounds were not all answered
+ * within a millisecond: a participant descheduled), writes it into its probe line and
  * publishes base + rounds + 1; rank 1 reads it there. The next measurement
  * must start above that. OSMP_OK, or the status of a lost peer. */
 int osmp__mb_pair_probe(struct osmp__mbox *m, uint64_t base, int rounds, int batch, int64_t far_ns, int *far);

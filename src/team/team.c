@@ -490,13 +490,12 @@ int osmp__pair_reprobe(osmp__coll_t c)
 {
     c->reprobe_credit = 0;
     osmp__settle_owed(c, 0); /* (the peer may wait for it before it comes to this call) */
-    uint64_t base = c->probe_seq;
-    c->probe_seq += REPROBE_ROUNDS + 2; /* above this one's last value, base + rounds + 1 */
+    /* each measurement's line values start above the last one's (creation's: 1..PROBE_ROUNDS + 1) */
+    uint64_t nth = ++c->probes, base = PROBE_ROUNDS + 2 + (nth - 1) * (REPROBE_ROUNDS + 2);
     int far = c->far_pair;
     if (osmp__mb_pair_probe(&c->mb, base, REPROBE_ROUNDS, REPROBE_BATCH, OSMP__PAIR_FAR_NS, &far))
         return c->mb.failed;
     if (far != c->far_pair) pair_far(c, far);
-    uint64_t nth = (base - PROBE_ROUNDS - 2) / (REPROBE_ROUNDS + 2) + 1; /* (the trace counts them) */
     osmp__trace_settings(c->trace, far, c->far_rules.cma_slow, nth);
     return OSMP_OK;
 }
@@ -717,7 +716,6 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     if (!rc) rc = init_coll(t, r0, all2[0].far, all2[0].cma_slow, topo); /* cannot fail: the same on every participant */
     if (pair && r0->pair_latency < 0) { /* measured: measure again as the calls go (osmp__pair_reprobe) */
         t->coll.reprobe_every = (uint64_t)r0->pair_reprobe;
-        t->coll.probe_seq = PROBE_ROUNDS + 2;
     }
     if (rc) goto fail;
     exchange_free(all1, (size_t)p->size * sizeof(*all1), mapped1);
