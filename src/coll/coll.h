@@ -230,6 +230,22 @@ static inline int osmp__mini_slot(uint64_t i)
     return OSMP__SLOT_MINI((int)(i % OSMP__MINI_SLOTS));
 }
 
+/* After writing k mini lines of dir on a pair far apart: fetch for writing
+ * (PREFETCHW) the k lines the next call takes first if it is alike (two or
+ * more start at an even line), as osmp__next_line_prefetch does for the direct
+ * calls' lines. A writer back to back (the root of scatter, the senders of
+ * gather) otherwise stores into lines its reader read a ring ago, each store
+ * waiting for its line to come back, a crossing, once its stores fill the
+ * store buffer. Not on a near pair: there the reader may already be polling
+ * that line for the next call (osmp__next_line_prefetch). */
+static inline void osmp__next_mini_prefetch(osmp__coll_t t, int dir, int k)
+{
+    if (!t->far_pair) return;
+    uint64_t next = t->pass_slots[1] + (k > 1 && t->pass_slots[1] % 2);
+    for (int j = 0; j < k; j++)
+        osmp__prefetch_write(osmp__mb_slot(&t->mb, t->rank, dir, osmp__mini_slot(next + (uint64_t)j)));
+}
+
 /* The trace's reports (coll/trace.h): one branch each when tracing is off. */
 static inline void osmp__trace_copy(osmp__coll_t t, int src, int dst, size_t bytes)
 {
