@@ -349,8 +349,9 @@ static void usage(FILE *f)
             "                       and, when named, gatherv,scatterv,allgatherv,alltoallv,reduce_scatter (every\n"
             "                       block of SIZE bytes, as IMB runs them)\n"
             "  --sizes MIN[:MAX]    message sizes in bytes per rank, powers of two from MIN to MAX, K/M suffixes\n"
-            "                       (default 1:4M; barrier is always 0 bytes; reductions start at 8 bytes);\n"
-            "                       or a list A,B,C (ascending): these sizes only\n"
+            "                       (default 1:4M; barrier is always 0 bytes; reductions skip 1-7 bytes);\n"
+            "                       or a list A,B,C (ascending): these sizes only. MIN 0: the zero counts\n"
+            "                       too, the first size IMB runs (not with --tune)\n"
             "  --iters I            timed calls per round (default 200; a tenth, at least 5, from 1 MiB up)\n"
             "  --warmup W           untimed calls before each size (default 20)\n"
             "  --rounds R           rounds per size; the median is reported (default 9)\n"
@@ -504,8 +505,8 @@ int main(int argc, char **argv)
     if (tune) mode = MODE_SIDE;
     /* --tune with libosmp_mpi preloaded: OSMP's side is the MPI_ call through it, interposition included. */
     enum lib olib = tune && preloaded ? LIB_MPI : LIB_OSMP;
-    if (smin < 1 || smax < smin || smax > (256u << 20)) {
-        if (rank == 0) fprintf(stderr, "osmp-bench: --sizes must satisfy 1 <= MIN <= MAX <= 256M\n");
+    if (smax < smin || smax > (256u << 20) || (tune && smin < 1)) {
+        if (rank == 0) fprintf(stderr, "osmp-bench: --sizes must satisfy 0 <= MIN <= MAX <= 256M (--tune: 1 <= MIN)\n");
         MPI_Finalize();
         return 2;
     }
@@ -610,7 +611,7 @@ int main(int argc, char **argv)
         int li = 0;
         for (size_t bytes = o == OSMP_COLL_BARRIER ? 0 : smin; bytes <= (o == OSMP_COLL_BARRIER ? 0 : smax);
              bytes = nlist ? (++li < nlist ? list[li] : smax + 1) : bytes ? bytes * 2 : 1) {
-            if ((osmp_coll_flags(o) & OSMP_COLL_REDUCES) && bytes < 8) continue;
+            if ((osmp_coll_flags(o) & OSMP_COLL_REDUCES) && bytes && bytes < 8) continue;
             if (rank == 0 && tty) fprintf(stderr, "osmp-bench: %s %zu bytes     \r", osmp_coll_name(o), bytes);
             int it = bytes >= (1u << 20) ? (iters / 10 > 5 ? iters / 10 : 5) : iters;
             enum lib mine = mode == MODE_SIDE ? LIB_PMPI : LIB_MPI;
@@ -655,7 +656,7 @@ int main(int argc, char **argv)
                             first ? "" : ",", osmp_coll_name(o), bytes, ma, mx, mn, bd);
                 first = 0;
             }
-            if (bytes == 0) break;
+            if (o == OSMP_COLL_BARRIER) break;
         }
         if (tf) write_tune(tf, o, bands, nb);
     }

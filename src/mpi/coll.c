@@ -29,6 +29,8 @@ static inline __attribute__((always_inline)) struct osmp__mpi_comm *reduction_st
                                           osmp_dtype_t *odt, osmp_op_t *oop)
 {
     unsigned ops;
+    /* Nothing to reduce (the caller returns at once; IMB starts at 0 bytes): no lookups. */
+    if (!count && dt != MPI_DATATYPE_NULL && op != MPI_OP_NULL) return osmp__mpi_state(comm, c);
     if (count < 0 || osmp__mpi_dtype(dt, odt, &ops)) return (void)osmp__mpi_pass(c, R_DTYPE), NULL;
     if (osmp__mpi_op(op, ops, oop)) return (void)osmp__mpi_pass(c, R_OP), NULL;
     struct osmp__mpi_comm *s = osmp__mpi_state(comm, c);
@@ -52,9 +54,10 @@ OSMP_MPI_ENTRY(int, MPI_Bcast)(void *buf, int count, MPI_Datatype dt, int root, 
 {
     OSMP_MPI_ENTERED(MPI_Bcast);
     long bytes = osmp__mpi_bytes(dt, count);
-    struct osmp__mpi_comm *s = movement_ok(osmp__mpi_state(comm, OSMP_COLL_BCAST), OSMP_COLL_BCAST, bytes, 1);
+    struct osmp__mpi_comm *s = osmp__mpi_state(comm, OSMP_COLL_BCAST);
+    if (s && !bytes && root >= 0 && root < s->size) return osmp__mpi_done(s, OSMP_COLL_BCAST, OSMP_OK);
+    s = movement_ok(s, OSMP_COLL_BCAST, bytes, 1);
     if (!s || root < 0 || root >= s->size) return PMPI_Bcast(buf, count, dt, root, comm);
-    if (!bytes) return osmp__mpi_done(s, OSMP_COLL_BCAST, OSMP_OK);
     void *v;
     int rc = osmp__mpi_view(buf, count, dt, bytes, s->rank == root, comm, &v);
     if (!rc)
@@ -72,6 +75,7 @@ OSMP_MPI_ENTRY(int, MPI_Allreduce)(const void *sendbuf, void *recvbuf, int count
     osmp_op_t oop;
     struct osmp__mpi_comm *s = reduction_state(comm, dt, op, count, OSMP_COLL_ALLREDUCE, &odt, &oop);
     if (!s) return PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
+    if (!count) return osmp__mpi_done(s, OSMP_COLL_ALLREDUCE, OSMP_OK); /* (every rank: the count is the same) */
     int rc = s->multinode ? osmp__mpi_hier_allreduce(s, sendbuf, recvbuf, count, dt, op, odt, oop)
                           : osmp_allreduce(s->team, osmp__mpi_in_place(sendbuf), recvbuf, (size_t)count, odt, oop);
     return osmp__mpi_done(s, OSMP_COLL_ALLREDUCE, rc);
@@ -85,6 +89,7 @@ OSMP_MPI_ENTRY(int, MPI_Reduce)(const void *sendbuf, void *recvbuf, int count, M
     osmp_op_t oop;
     struct osmp__mpi_comm *s = reduction_state(comm, dt, op, count, OSMP_COLL_REDUCE, &odt, &oop);
     if (!s || root < 0 || root >= s->size) return PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
+    if (!count) return osmp__mpi_done(s, OSMP_COLL_REDUCE, OSMP_OK);
     int rc = s->multinode ? osmp__mpi_hier_reduce(s, sendbuf, recvbuf, count, dt, op, odt, oop, root)
                           : osmp_reduce(s->team, osmp__mpi_in_place(sendbuf), recvbuf, (size_t)count, odt, oop, root);
     return osmp__mpi_done(s, OSMP_COLL_REDUCE, rc);
@@ -128,8 +133,8 @@ static inline __attribute__((always_inline)) int rooted(osmp_coll_t c, const voi
     int at_root = s->rank == root, in_pl = at_root && (gather ? sendbuf : recvbuf) == MPI_IN_PLACE;
     /* One block as this rank describes it: by the root's vector type at the root, by its own side elsewhere. */
     long block = at_root == gather ? osmp__mpi_bytes(rdt, rcount) : osmp__mpi_bytes(sdt, scount);
+    if (!block && root >= 0 && root < size) return osmp__mpi_done(s, c, OSMP_OK); /* every rank has no bytes */
     if (!movement_ok(s, c, block, size) || root < 0 || root >= size) return USE_MPI;
-    if (!block) return osmp__mpi_done(s, c, OSMP_OK); /* every rank has no bytes */
     /* Counts of the root's vector are only read at the root (elsewhere they may be anything). */
     struct side in, out;
     if (gather) {
@@ -161,8 +166,8 @@ static int everyone(osmp_coll_t c, const void *sendbuf, int scount, MPI_Datatype
     int size = s->size, in_pl = sendbuf == MPI_IN_PLACE;
     int sent = c == OSMP_COLL_ALLTOALL ? size : 1; /* blocks each rank sends */
     long block = osmp__mpi_bytes(rdt, rcount);
-    if (!movement_ok(s, c, block, size)) return USE_MPI;
     if (!block) return osmp__mpi_done(s, c, OSMP_OK); /* every rank has no bytes */
+    if (!movement_ok(s, c, block, size)) return USE_MPI;
     struct side in = {sendbuf, in_pl ? 0 : scount * sent, sdt, in_pl ? -1 : block * sent, NULL};
     struct side out = {recvbuf, rcount * size, rdt, block * size, NULL};
     int rc = open_views(&in, &out, in_pl, comm);
@@ -217,6 +222,7 @@ OSMP_MPI_ENTRY(int, MPI_Reduce_scatter_block)(const void *sendbuf, void *recvbuf
     struct osmp__mpi_comm *s = reduction_state(comm, dt, op, count, OSMP_COLL_REDUCE_SCATTER_BLOCK, &odt, &oop);
     if (s && s->multinode) s = (osmp__mpi_pass(OSMP_COLL_REDUCE_SCATTER_BLOCK, R_MULTINODE), NULL);
     if (!s) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, count, dt, op, comm);
+    if (!count) return osmp__mpi_done(s, OSMP_COLL_REDUCE_SCATTER_BLOCK, OSMP_OK);
     return osmp__mpi_done(s, OSMP_COLL_REDUCE_SCATTER_BLOCK, osmp_reduce_scatter_block(s->team, osmp__mpi_in_place(sendbuf), recvbuf, (size_t)count, odt, oop));
 }
 
@@ -225,6 +231,14 @@ OSMP_MPI_ENTRY(int, MPI_Reduce_scatter_block)(const void *sendbuf, void *recvbuf
  * On OSMP inside a node; across nodes they go to MPI (R_MULTINODE). Data moves
  * as bytes: each rank describes its own side (a view of its own buffer, packed
  * where its datatype is not plain), so ranks may use different datatypes. */
+
+/* 0 when every one of the n counts is 0 (a negative one, an error, is not). */
+static int any_count(const int *counts, int n)
+{
+    int any = 0;
+    for (int r = 0; r < n; r++) any |= counts[r];
+    return any;
+}
 
 static struct osmp__mpi_comm *vector_state(MPI_Comm comm, osmp_coll_t c)
 {
@@ -289,6 +303,7 @@ OSMP_MPI_ENTRY(int, MPI_Allgatherv)(const void *sendbuf, int scount, MPI_Datatyp
     OSMP_MPI_ENTERED(MPI_Allgatherv);
     struct osmp__mpi_comm *s = vector_state(comm, OSMP_COLL_ALLGATHERV);
     if (!s) return PMPI_Allgatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, comm);
+    if (!any_count(rcounts, s->size)) return osmp__mpi_done(s, OSMP_COLL_ALLGATHERV, OSMP_OK); /* every rank knows */
     int in_pl = sendbuf == MPI_IN_PLACE;
     struct osmp__mpi_vview vec;
     osmp__mpi_vinit(&vec, recvbuf, rcounts, displs, rdt);
@@ -330,16 +345,19 @@ OSMP_MPI_ENTRY(int, MPI_Reduce_scatter)(const void *sendbuf, void *recvbuf, cons
     OSMP_MPI_ENTERED(MPI_Reduce_scatter);
     osmp_dtype_t odt;
     osmp_op_t oop;
-    struct osmp__mpi_comm *s = reduction_state(comm, dt, op, 0, OSMP_COLL_REDUCE_SCATTER, &odt, &oop);
+    /* (a count of 1: the counts differ by rank; 0 would skip the datatype's and the operation's lookups) */
+    struct osmp__mpi_comm *s = reduction_state(comm, dt, op, 1, OSMP_COLL_REDUCE_SCATTER, &odt, &oop);
     if (s && s->multinode) s = (osmp__mpi_pass(OSMP_COLL_REDUCE_SCATTER, R_MULTINODE), NULL);
-    size_t *counts = s ? malloc(sizeof(size_t) * (size_t)s->size) : NULL;
     if (!s) return PMPI_Reduce_scatter(sendbuf, recvbuf, rcounts, dt, op, comm);
+    if (!any_count(rcounts, s->size)) return osmp__mpi_done(s, OSMP_COLL_REDUCE_SCATTER, OSMP_OK); /* every rank knows */
+    size_t few[OSMP__MPI_VIEW_INLINE];
+    size_t *counts = s->size <= OSMP__MPI_VIEW_INLINE ? few : malloc(sizeof(size_t) * (size_t)s->size);
     int rc = counts ? OSMP_OK : OSMP_ERR_NO_MEMORY;
     for (int r = 0; !rc && r < s->size; r++)
         if (rcounts[r] < 0) rc = OSMP_ERR_INVALID_ARG;
         else counts[r] = (size_t)rcounts[r];
     if (!rc) rc = osmp_reduce_scatter(s->team, osmp__mpi_in_place(sendbuf), recvbuf, counts, odt, oop);
-    free(counts);
+    if (counts != few) free(counts);
     return osmp__mpi_done(s, OSMP_COLL_REDUCE_SCATTER, rc);
 }
 
@@ -352,6 +370,7 @@ static int scan(osmp_coll_t c, const void *sendbuf, void *recvbuf, int count, MP
     struct osmp__mpi_comm *s = reduction_state(comm, dt, op, count, c, &odt, &oop);
     if (s && s->multinode) s = (osmp__mpi_pass(c, R_MULTINODE), NULL);
     if (!s) return USE_MPI;
+    if (!count) return osmp__mpi_done(s, c, OSMP_OK);
     const void *in = osmp__mpi_in_place(sendbuf);
     int rc = c == OSMP_COLL_SCAN ? osmp_scan(s->team, in, recvbuf, (size_t)count, odt, oop)
                                  : osmp_exscan(s->team, in, recvbuf, (size_t)count, odt, oop);

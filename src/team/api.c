@@ -55,7 +55,8 @@ static inline int check_args(osmp__team_t t, osmp_coll_t c, size_t count, int dt
 
 /* The arguments checked on every participant, then the call: zero counts do
  * nothing (and take no step; the vector variants (a->vector) have counts that
- * differ between ranks, so they always run), reductions of a team of one still turn logical
+ * differ between ranks, so they run, but for allgatherv and reduce_scatter
+ * with every block empty, which every rank knows), reductions of a team of one still turn logical
  * operations into 0 or 1 (not scans: rank 0's scan and rank 1's exscan are one
  * rank's input as it is, as in MPI). */
 static inline __attribute__((always_inline)) int call(osmp__team_t t, osmp_coll_t c, struct osmp__args *a,
@@ -268,8 +269,9 @@ int osmp_allgatherv(osmp_team_t h, const void *sendbuf, size_t sendcount, void *
         !blocks_fit(recvcounts, displs, t->coll.size, e, &extent) || (extent && !recvbuf) ||
         (!in_place && (sendcount != recvcounts[me] || (sendcount && !sendbuf))))
         return OSMP_ERR_INVALID_ARG;
+    /* Every block empty (every rank has the counts): nothing to run, as for a zero count (call). */
     struct osmp__args a = {.count = recvcounts[me], .esize = e, .counts = recvcounts, .displs = displs,
-                           .out = recvbuf, .vector = 1};
+                           .out = recvbuf, .vector = extent != 0};
     a.in = in_place ? (const char *)recvbuf + displs[me] * e : sendbuf;
     return run(t, OSMP_COLL_ALLGATHERV, &a, dtype, 0);
 }
@@ -321,6 +323,7 @@ int osmp_reduce_scatter(osmp_team_t h, const void *sendbuf, void *recvbuf, const
     if ((recvcounts[t->coll.rank] && !recvbuf) || (total && !(in_place ? recvbuf : sendbuf)))
         return OSMP_ERR_INVALID_ARG;
     a.count = recvcounts[t->coll.rank];
+    a.vector = total != 0; /* every block empty (every rank has the counts): nothing to run (call) */
     a.in = in_place ? recvbuf : sendbuf;
     void *copy = NULL;
     /* In place, block r's result lands at the start of rank r's buffer: with

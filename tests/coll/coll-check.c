@@ -685,7 +685,8 @@ static void check_reduce_scatter_v(osmp_team_t t, size_t c, osmp_dtype_t d, osmp
 /* Buffers of zero elements may be NULL ("NULL buffers with non-zero counts" are the error): the vector
  * checks above pass NULL for a rank's own block of gatherv, scatterv and allgatherv when it is empty; here
  * reduce_scatter's recvbuf on the ranks whose recvcounts entry is 0 (1, 6, 11, ...; not in place, where
- * recvbuf holds the whole input), and alltoallv's two buffers when every count is 0. Last, so that
+ * recvbuf holds the whole input), and alltoallv's, allgatherv's and reduce_scatter's buffers when every
+ * count is 0. Last, so that
  * everything else has been checked when this fails. */
 static void check_null_empty_blocks(osmp_team_t t)
 {
@@ -708,6 +709,11 @@ static void check_null_empty_blocks(osmp_team_t t)
     size_t *zero = calloc((size_t)n, sizeof(size_t));
     rcode = osmp_alltoallv(t, NULL, zero, zero, NULL, zero, zero, OSMP_INT32);
     if (rcode != OSMP_OK) FAIL("alltoallv of zero counts, NULL buffers, returned %s", osmp_status_name(rcode));
+    /* Every block empty, which every rank knows: nothing runs (api.c), and still nothing is wrong. */
+    rcode = osmp_allgatherv(t, NULL, 0, NULL, zero, zero, OSMP_INT32);
+    if (rcode != OSMP_OK) FAIL("allgatherv of zero counts, NULL buffers, returned %s", osmp_status_name(rcode));
+    rcode = osmp_reduce_scatter(t, NULL, NULL, zero, OSMP_INT32, OSMP_SUM);
+    if (rcode != OSMP_OK) FAIL("reduce_scatter of zero counts, NULL buffers, returned %s", osmp_status_name(rcode));
     free(zero);
     free(rc);
     free(in);

@@ -427,8 +427,9 @@ def case_allgatherv_direct(tools):
     # Allgatherv on a small flat team: the direct exchange, in a line or a slot sized for the largest block
     # (odd ranks' blocks are half as long), and the ring beyond a slot (chunk 128 KiB up to 4 ranks).
     # Every rank decides on the largest block: at 256 KiB rank 1's block of 128 KiB fits a slot, and had it
-    # taken the direct exchange while rank 0 took the ring, the call would not end.
-    for cores, nbytes, alg in (("0,1", 64, "direct"), ("0,1", 128 * 1024, "direct"), ("0,1", 256 * 1024, "ring"),
+    # taken the direct exchange while rank 0 took the ring, the call would not end. Every block empty (IMB's
+    # 0 bytes): no algorithm runs, as for a zero count (every rank has the counts: api.c).
+    for cores, nbytes, alg in (("0,1", 0, "none"), ("0,1,2", 0, "none"), ("0,1", 64, "direct"), ("0,1", 128 * 1024, "direct"), ("0,1", 256 * 1024, "ring"),
                                ("0,1,2", 40, "direct"), ("0,1,2", 40000, "direct"), ("0,1,2", 256 * 1024, "ring")):
         c = run_case(tools, OPTERON48, cores, "allgatherv", nbytes)
         n = len(cores.split(","))

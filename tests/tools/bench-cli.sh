@@ -35,6 +35,18 @@ assert r["mode"] == sys.argv[2] and got == [("barrier", 0), ("allreduce", 8), ("
 assert all(keys <= set(x) and x["bound_us"] > 0 for x in r["results"]), r["results"]
 PY
 done
+# --sizes 0:MAX (IMB's first size): every operation at 0 bytes too, reductions from 8 B on after it
+mpirun -n 2 --oversubscribe "$bench" --mode osu --ops allreduce,allgatherv,gatherv --sizes 0:8 --iters 5 --warmup 1 \
+  --rounds 1 --json "$tmp/zero.json" >"$tmp/zero.txt" 2>&1 || { echo "--sizes 0:8 failed:"; cat "$tmp/zero.txt"; fail=1; }
+python3 - "$tmp/zero.json" <<'PY' || fail=1
+import json, sys
+got = [(x["op"], x["bytes"]) for x in json.load(open(sys.argv[1]))["results"]]
+want = [("allreduce", 0), ("allreduce", 8)] + [(op, b) for op in ("gatherv", "allgatherv") for b in (0, 1, 2, 4, 8)]
+assert sorted(got) == sorted(want), got
+PY
+err=$(mpirun -n 1 "$bench" --tune --sizes 0:8 2>&1 >/dev/null); rc=$?
+[ "$rc" = 2 ] && grep -q 'osmp-bench: --sizes must satisfy 0 <= MIN <= MAX <= 256M (--tune: 1 <= MIN)' <<<"$err" ||
+  { echo "--tune --sizes 0:8 not refused: $rc $err"; fail=1; }
 help=$("$src/bench/compare" --help); rc=$?
 [ "$rc" = 0 ] || { echo "bench/compare --help: exit $rc"; fail=1; }
 for o in -n --modes --runs --mpi --hog --quick --placement --help --ops; do
