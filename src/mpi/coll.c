@@ -13,7 +13,8 @@
  * NULL when it goes to MPI anyway); the views hold nblocks blocks of `block`
  * bytes (block < 0: a datatype of no size), which must fit an int. The tune
  * table's bytes are one block, as osmp-bench counts them (bcast: the message). */
-static struct osmp__mpi_comm *movement_ok(struct osmp__mpi_comm *s, osmp_coll_t c, long block, int nblocks)
+static inline __attribute__((always_inline)) struct osmp__mpi_comm *movement_ok(struct osmp__mpi_comm *s, osmp_coll_t c,
+                                                                                long block, int nblocks)
 {
     if (!s) return NULL;
     long total;
@@ -107,7 +108,8 @@ struct side {
 };
 
 /* Views of both sides; the receive side is packed too where it holds input (in place). */
-static int open_views(struct side *in, struct side *out, int pack_out, MPI_Comm comm)
+static inline __attribute__((always_inline)) int open_views(struct side *in, struct side *out, int pack_out,
+                                                             MPI_Comm comm)
 {
     int rc = in->bytes < 0 ? OSMP_OK : osmp__mpi_view(in->buf, in->count, in->dt, in->bytes, 1, comm, &in->v);
     if (!rc && out->bytes >= 0) rc = osmp__mpi_view(out->buf, out->count, out->dt, out->bytes, pack_out, comm, &out->v);
@@ -115,7 +117,8 @@ static int open_views(struct side *in, struct side *out, int pack_out, MPI_Comm 
 }
 
 /* Free the views, unpacking the receive side into the user's buffer if the call succeeded. */
-static void close_views(struct side *in, struct side *out, int ok, MPI_Comm comm)
+static inline __attribute__((always_inline)) void close_views(struct side *in, struct side *out, int ok,
+                                                               MPI_Comm comm)
 {
     osmp__mpi_unview(in->v, (void *)(uintptr_t)in->buf, in->count, in->dt, in->bytes, 0, comm);
     osmp__mpi_unview(out->v, (void *)(uintptr_t)out->buf, out->count, out->dt, out->bytes, ok, comm);
