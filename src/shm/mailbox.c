@@ -83,13 +83,6 @@ void osmp__mb_publish_slot(struct osmp__mbox *m, int dir, int slot, uint64_t ste
     osmp__publish(&r->mini[dir][OSMP__SLOT_MINI(0) - slot].seq, &r->wake[dir].waiters, step);
 }
 
-void osmp__mb_publish_minis(struct osmp__mbox *m, int dir, uint64_t first, int k, uint64_t step)
-{
-    struct osmp__region *r = osmp__mb_region(m, m->rank);
-    for (int j = 0; j < k - 1; j++) osmp__store_release(&r->mini[dir][(first + (uint64_t)j) % OSMP__MINI_SLOTS].seq, step);
-    osmp__publish(&r->mini[dir][(first + (uint64_t)k - 1) % OSMP__MINI_SLOTS].seq, &r->wake[dir].waiters, step);
-}
-
 int osmp__mb_send_minis(struct osmp__mbox *m, int dir, uint64_t first, int consumer, int signal_dir, uint64_t step,
                         const void *data, size_t bytes)
 {
