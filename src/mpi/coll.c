@@ -13,8 +13,8 @@
  * NULL when it goes to MPI anyway); the views hold nblocks blocks of `block`
  * bytes (block < 0: a datatype of no size), which must fit an int. The tune
  * table's bytes are one block, as osmp-bench counts them (bcast: the message). */
-static inline __attribute__((always_inline)) struct osmp__mpi_comm *movement_ok(struct osmp__mpi_comm *s, osmp_coll_t c,
-                                                                                long block, int nblocks)
+static inline __attribute__((always_inline)) struct osmp__mpi_comm *
+movement_ok(struct osmp__mpi_comm *s, osmp_coll_t c, long block, int nblocks)
 {
     if (!s) return NULL;
     long total;
@@ -76,7 +76,8 @@ OSMP_MPI_ENTRY(int, MPI_Allreduce)(const void *sendbuf, void *recvbuf, int count
     osmp_op_t oop;
     struct osmp__mpi_comm *s = reduction_state(comm, dt, op, count, OSMP_COLL_ALLREDUCE, &odt, &oop);
     if (!s) return PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
-    if (!count) return osmp__mpi_done(s, OSMP_COLL_ALLREDUCE, OSMP_OK); /* (every rank: the count is the same) */
+    if (!count)
+        return osmp__mpi_done(s, OSMP_COLL_ALLREDUCE, OSMP_OK); /* (every rank: the count is the same) */
     int rc = s->multinode ? osmp__mpi_hier_allreduce(s, sendbuf, recvbuf, count, dt, op, odt, oop)
                           : osmp_allreduce(s->team, osmp__mpi_in_place(sendbuf), recvbuf, (size_t)count, odt, oop);
     return osmp__mpi_done(s, OSMP_COLL_ALLREDUCE, rc);
@@ -109,7 +110,7 @@ struct side {
 
 /* Views of both sides; the receive side is packed too where it holds input (in place). */
 static inline __attribute__((always_inline)) int open_views(struct side *in, struct side *out, int pack_out,
-                                                             MPI_Comm comm)
+                                                            MPI_Comm comm)
 {
     int rc = in->bytes < 0 ? OSMP_OK : osmp__mpi_view(in->buf, in->count, in->dt, in->bytes, 1, comm, &in->v);
     if (!rc && out->bytes >= 0) rc = osmp__mpi_view(out->buf, out->count, out->dt, out->bytes, pack_out, comm, &out->v);
@@ -118,7 +119,7 @@ static inline __attribute__((always_inline)) int open_views(struct side *in, str
 
 /* Free the views, unpacking the receive side into the user's buffer if the call succeeded. */
 static inline __attribute__((always_inline)) void close_views(struct side *in, struct side *out, int ok,
-                                                               MPI_Comm comm)
+                                                              MPI_Comm comm)
 {
     osmp__mpi_unview(in->v, (void *)(uintptr_t)in->buf, in->count, in->dt, in->bytes, 0, comm);
     osmp__mpi_unview(out->v, (void *)(uintptr_t)out->buf, out->count, out->dt, out->bytes, ok, comm);
@@ -136,7 +137,8 @@ static inline __attribute__((always_inline)) int rooted(osmp_coll_t c, const voi
     int at_root = s->rank == root, in_pl = at_root && (gather ? sendbuf : recvbuf) == MPI_IN_PLACE;
     /* One block as this rank describes it: by the root's vector type at the root, by its own side elsewhere. */
     long block = at_root == gather ? osmp__mpi_bytes(rdt, rcount) : osmp__mpi_bytes(sdt, scount);
-    if (!block && root >= 0 && root < size) return osmp__mpi_done(s, c, OSMP_OK); /* every rank has no bytes */
+    if (!block && root >= 0 && root < size)
+        return osmp__mpi_done(s, c, OSMP_OK); /* every rank has no bytes */
     if (!movement_ok(s, c, block, size) || root < 0 || root >= size) return USE_MPI;
     /* Counts of the root's vector are only read at the root (elsewhere they may be anything). */
     struct side in, out;
@@ -239,7 +241,8 @@ OSMP_MPI_ENTRY(int, MPI_Reduce_scatter_block)(const void *sendbuf, void *recvbuf
 static int any_count(const int *counts, int n)
 {
     int any = 0;
-    for (int r = 0; r < n; r++) any |= counts[r];
+    for (int r = 0; r < n; r++)
+        any |= counts[r];
     return any;
 }
 
@@ -306,7 +309,8 @@ OSMP_MPI_ENTRY(int, MPI_Allgatherv)(const void *sendbuf, int scount, MPI_Datatyp
     OSMP_MPI_ENTERED(MPI_Allgatherv);
     struct osmp__mpi_comm *s = vector_state(comm, OSMP_COLL_ALLGATHERV);
     if (!s) return PMPI_Allgatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, comm);
-    if (!any_count(rcounts, s->size)) return osmp__mpi_done(s, OSMP_COLL_ALLGATHERV, OSMP_OK); /* every rank knows */
+    if (!any_count(rcounts, s->size))
+        return osmp__mpi_done(s, OSMP_COLL_ALLGATHERV, OSMP_OK); /* every rank knows */
     int in_pl = sendbuf == MPI_IN_PLACE;
     struct osmp__mpi_vview vec;
     osmp__mpi_vinit(&vec, recvbuf, rcounts, displs, rdt);
@@ -352,7 +356,8 @@ OSMP_MPI_ENTRY(int, MPI_Reduce_scatter)(const void *sendbuf, void *recvbuf, cons
     struct osmp__mpi_comm *s = reduction_state(comm, dt, op, 1, OSMP_COLL_REDUCE_SCATTER, &odt, &oop);
     if (s && s->multinode) s = (osmp__mpi_pass(OSMP_COLL_REDUCE_SCATTER, R_MULTINODE), NULL);
     if (!s) return PMPI_Reduce_scatter(sendbuf, recvbuf, rcounts, dt, op, comm);
-    if (!any_count(rcounts, s->size)) return osmp__mpi_done(s, OSMP_COLL_REDUCE_SCATTER, OSMP_OK); /* every rank knows */
+    if (!any_count(rcounts, s->size))
+        return osmp__mpi_done(s, OSMP_COLL_REDUCE_SCATTER, OSMP_OK); /* every rank knows */
     size_t few[OSMP__MPI_VIEW_INLINE];
     size_t *counts = s->size <= OSMP__MPI_VIEW_INLINE ? few : malloc(sizeof(size_t) * (size_t)s->size);
     int rc = counts ? OSMP_OK : OSMP_ERR_NO_MEMORY;

@@ -220,8 +220,10 @@ void osmp__mb_publish_slot(struct osmp__mbox *m, int dir, int slot, uint64_t ste
 static inline void osmp__mb_publish_minis(struct osmp__mbox *m, int dir, uint64_t first, int k, uint64_t step)
 {
     struct osmp__region *r = osmp__mb_region(m, m->rank);
-    for (int j = 0; j < k - 1; j++) osmp__store_release(&r->mini[dir][(first + (uint64_t)j) % OSMP__MINI_SLOTS].seq, step);
-    osmp__publish(&r->mini[dir][(first + (uint64_t)k - 1) % OSMP__MINI_SLOTS].seq, &r->wake[dir].waiters, step);
+    for (int j = 0; j < k - 1; j++)
+        osmp__store_release(&r->mini[dir][(first + (uint64_t)j) % OSMP__MINI_SLOTS].seq, step);
+    osmp__publish(&r->mini[dir][(first + (uint64_t)k - 1) % OSMP__MINI_SLOTS].seq, &r->wake[dir].waiters,
+                  step);
 }
 /* A message of `bytes` (osmp__mini_lines of them) in my mini lines from ring
  * index `first`: claim each line for `consumer`, write its piece, publish them

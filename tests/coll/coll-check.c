@@ -711,9 +711,11 @@ static void check_null_empty_blocks(osmp_team_t t)
     if (rcode != OSMP_OK) FAIL("alltoallv of zero counts, NULL buffers, returned %s", osmp_status_name(rcode));
     /* Every block empty, which every rank knows: nothing runs (api.c), and still nothing is wrong. */
     rcode = osmp_allgatherv(t, NULL, 0, NULL, zero, zero, OSMP_INT32);
-    if (rcode != OSMP_OK) FAIL("allgatherv of zero counts, NULL buffers, returned %s", osmp_status_name(rcode));
+    if (rcode != OSMP_OK)
+        FAIL("allgatherv of zero counts, NULL buffers, returned %s", osmp_status_name(rcode));
     rcode = osmp_reduce_scatter(t, NULL, NULL, zero, OSMP_INT32, OSMP_SUM);
-    if (rcode != OSMP_OK) FAIL("reduce_scatter of zero counts, NULL buffers, returned %s", osmp_status_name(rcode));
+    if (rcode != OSMP_OK)
+        FAIL("reduce_scatter of zero counts, NULL buffers, returned %s", osmp_status_name(rcode));
     free(zero);
     free(rc);
     free(in);
