@@ -113,6 +113,21 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
         osmp__copy(mine, a->in, a->count * e);
         osmp__trace_copy(t, me, me, a->count * e);
     }
+    if (!a->vector && !osmp__copy_once(a, block) && lines_of(block, lmax)) {
+        /* Every block in its sender's mini lines (gather: they are all alike): step 2 alone and the
+         * publications the loops below end with, one loop over the ranks where they make three, on the
+         * root, which a small gather back to back waits for (2 processes, 8 B, callgrind: 36 instructions
+         * of about 650 per call). */
+        for (int r = 0; r < t->size; r++) {
+            if (r == root) continue;
+            if ((rc = osmp__mb_recv_minis(m, r, OSMP__UP, mini, base + 1, out + (size_t)r * block, block)))
+                return rc;
+            osmp__trace_copy(t, r, me, block);
+        }
+        osmp__mb_publish(m, OSMP__UP, base + 1);
+        osmp__mb_publish(m, OSMP__DOWN, base + 1);
+        return OSMP_OK;
+    }
     size_t most = 0; /* the largest block that comes through the slots */
     for (int r = 0; r < t->size; r++) {
         size_t bytes = osmp__count_of(a, r) * e;
