@@ -55,11 +55,15 @@ static uint64_t exposed_at(osmp__coll_t t, const struct osmp__args *a, int r, si
  * most `lmax` lines, which every rank takes per call: gather's 2 for blocks of
  * two lines' data, else 1; gatherv's 1 (a sender knows only its own count),
  * but in a team of two, whose one block both ends know, as gather's (2
- * processes, back to back: README "Vector variants"). */
-static int lines_of(size_t bytes, int lmax)
+ * processes, back to back: README "Vector variants"). Never a block of a
+ * chunk or more (OSMP_CHUNK_SIZE may be 64): that one may be exposed, and its
+ * exposure's line is the first of these, so if it is not read in place it
+ * goes through the slots (a sender that then claimed the same line for its
+ * data waited for the root, which waited for the data: a hang). */
+static int lines_of(osmp__coll_t t, size_t bytes, int lmax)
 {
     int lines = osmp__mini_lines(bytes);
-    return lines <= lmax ? lines : 0;
+    return lines <= lmax && bytes < t->mb.chunk ? lines : 0;
 }
 
 int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
@@ -76,7 +80,7 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
     mini += lmax > 1 && mini % 2; /* a pair starts at an even line */
     if (me != root) {
         size_t bytes = a->count * e;
-        int lines = lines_of(bytes, lmax);
+        int lines = lines_of(t, bytes, lmax);
         if (osmp__copy_once(a, bytes)) {
             osmp__mb_chan(m, me, OSMP__UP)->addr = osmp__expose(a->in);
             osmp__mb_publish(m, OSMP__UP, base + 1);      /* 1 */
@@ -113,7 +117,7 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
         osmp__copy(mine, a->in, a->count * e);
         osmp__trace_copy(t, me, me, a->count * e);
     }
-    if (!a->vector && !osmp__copy_once(a, block) && lines_of(block, lmax)) {
+    if (!a->vector && !osmp__copy_once(a, block) && lines_of(t, block, lmax)) {
         /* Every block in its sender's mini lines (gather: they are all alike): step 2 alone and the
          * publications the loops below end with, one loop over the ranks where they make three, on the
          * root, which a small gather back to back waits for (2 processes, 8 B, callgrind: 36 instructions
@@ -143,7 +147,7 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
             if (r == root || osmp__copy_once(a, bytes) || off >= bytes) continue;
             if (exposed_at(t, a, r, bytes, mini)) continue;
             char *to = out + osmp__displ_of(a, r) * e + off;
-            int lines = lines_of(bytes, lmax);
+            int lines = lines_of(t, bytes, lmax);
             if (lines) { /* (k is 0) the block in r's mini lines */
                 if ((rc = osmp__mb_recv_minis(m, r, OSMP__UP, mini, s, to, bytes))) return rc;
                 osmp__trace_copy(t, r, me, bytes);
