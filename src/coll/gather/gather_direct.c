@@ -17,9 +17,9 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a);
  * through the sender's slots. Slots, per chunk k (step base+1+k, slot
  * (first+k) % depth; first moves on by one every call, so a sender may run a
  * call ahead of the root instead of waiting for it to read the last one; a
- * block that fits a mini line goes in the sender's next one instead, and a
- * gather block of two lines' data in the next aligned pair (mailbox.h), the
- * root waiting on the second line):
+ * block below a chunk that fits a mini line goes in the sender's next one
+ * instead, and a gather block of two lines' data in the next aligned pair
+ * (mailbox.h), the root waiting on the second line: lines_of):
  *   1. every sender puts chunk k of its block in its up slot, publishes up;
  *   2. the root copies chunk k of every block that has one into place, then
  *      publishes up (those slots are free again).
