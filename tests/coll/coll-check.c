@@ -564,6 +564,19 @@ static void check_vector_line_sizes(osmp_team_t t)
     free(cnt);
 }
 
+/* The direct exchange (allreduce, allgather, alltoall on small flat teams) at vectors on either side of the
+ * mailbox line's inline data (48 B, else a ring slot: coll/coll.h osmp__direct_claim) and of a mini line's
+ * and a pair of lines' data (56, 112: the rooted calls' and tree passes' messages), as bytes of uint8,
+ * whose sums wrap. */
+static void check_direct_line_sizes(osmp_team_t t)
+{
+    static const size_t sizes[] = {48, 49, 56, 57, 100, 112, 113, 120};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        check_reductions(t, sizes[i], OSMP_UINT8, OSMP_SUM, 0);
+        check_movement(t, sizes[i], OSMP_UINT8, 0);
+    }
+}
+
 /* Allgatherv with blocks laid out by `kind` (PACKED is the contiguous case), then in place. */
 static void check_allgatherv(osmp_team_t t, size_t c, osmp_dtype_t d, int kind)
 {
@@ -900,7 +913,7 @@ static void run_checks(osmp_team_t t)
                                        rt % 2 ? ROTATED : REVERSED);
         }
         if (only_reductions) continue;
-        if (count == 64) check_vector_line_sizes(t); /* (once) */
+        if (count == 64) check_vector_line_sizes(t), check_direct_line_sizes(t); /* (once) */
         /* scan and exscan at the counts 0, 1, 7, 1000, 65536 */
         if (count != 64 && count <= 65536)
             for (int d = 0; d < OSMP_DTYPE_COUNT; d++)
