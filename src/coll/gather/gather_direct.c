@@ -117,14 +117,14 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
         osmp__copy(mine, a->in, a->count * e);
         osmp__trace_copy(t, me, me, a->count * e);
     }
-    if (!a->vector && !osmp__copy_once(a, block) && lines_of(t, block, lmax)) {
-        /* Every block in its sender's mini lines (gather: they are all alike): step 2 alone and the
-         * publications the loops below end with, one loop over the ranks where they make three, on the
-         * root, which a small gather back to back waits for (2 processes, 8 B, callgrind: 36 instructions
-         * of about 650 per call). */
+    if ((!a->vector || t->size == 2) && !osmp__copy_once(a, block) && lines_of(t, block, lmax)) {
+        /* Every block in its sender's mini lines (gather: they are all alike; gatherv in a team of two:
+         * the one block): step 2 alone and the publications the loops below end with, one loop over the
+         * ranks where they make three, on the root, which a small gather back to back waits for (2
+         * processes, 8 B, callgrind: 36 instructions of about 650 per call). */
         for (int r = 0; r < t->size; r++) {
             if (r == root) continue;
-            if ((rc = osmp__mb_recv_minis(m, r, OSMP__UP, mini, base + 1, out + (size_t)r * block, block)))
+            if ((rc = osmp__mb_recv_minis(m, r, OSMP__UP, mini, base + 1, out + osmp__displ_of(a, r) * e, block)))
                 return rc;
             osmp__trace_copy(t, r, me, block);
         }
