@@ -212,7 +212,7 @@ static const char *block_at(const struct osmp__mpi_vview *x, int r)
     return (const char *)x->buf + (MPI_Aint)x->displs[r] * x->extent;
 }
 
-int osmp__mpi_vopen(struct osmp__mpi_vview *x, int n, int pack_it, MPI_Comm comm)
+int osmp__mpi_vopen_slow(struct osmp__mpi_vview *x, int n, int pack_it, MPI_Comm comm)
 {
     int size = osmp__mpi_plain_size(x->dt), plain = size > 0;
     MPI_Aint lb;
@@ -247,7 +247,7 @@ int osmp__mpi_vopen(struct osmp__mpi_vview *x, int n, int pack_it, MPI_Comm comm
     return OSMP_OK;
 }
 
-void osmp__mpi_vclose(struct osmp__mpi_vview *x, int n, int unpack, MPI_Comm comm)
+void osmp__mpi_vclose_slow(struct osmp__mpi_vview *x, int n, int unpack, MPI_Comm comm)
 {
     for (int r = 0; unpack && x->v && x->v != x->buf && r < n; r++) {
         int pos = (int)x->bd[r];
