@@ -301,7 +301,7 @@ static inline int osmp__mpi_vopen(struct osmp__mpi_vview *x, int n, int pack, MP
         x->bd = x->inline_bc + n;
         x->extent = size; /* a plain type's extent is its size */
         for (int r = 0; r < n; r++) {
-            ok &= x->counts[r] >= 0 && x->displs[r] >= 0; /* (else the slow path: an error, or a packed copy) */
+            ok &= x->counts[r] >= 0 && x->displs[r] >= 0; /* (else the slow path: an error, a packed copy) */
             x->bc[r] = (size_t)x->counts[r] * (size_t)size;
             x->bd[r] = (size_t)x->displs[r] * (size_t)size;
         }

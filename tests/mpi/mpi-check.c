@@ -342,13 +342,17 @@ static void check_negative_displs(MPI_Comm comm, const char *cname)
         cnt[r] = K;
         dis[r] = r % 2 ? r * K : -(r + 1) * K;
     }
-#define SRC(w, i) ((i) * 7 + 1 + 100000 * (w)) /* rank w's send array at index i */
-    for (int i = 0; i < len; i++) src[i] = SRC(rank, i);
-    for (int j = 0; j < K; j++) mine[j] = SRC(rank, half + j);
+#define SRC(w, i) ((i)*7 + 1 + 100000 * (w)) /* rank w's send array at index i */
+    for (int i = 0; i < len; i++)
+        src[i] = SRC(rank, i);
+    for (int j = 0; j < K; j++)
+        mine[j] = SRC(rank, half + j);
     for (int root = 0; root < n; root += (n > 4 ? n - 1 : 1)) {
-        for (int i = 0; i < len; i++) out[i] = want[i] = UNTOUCHED;
+        for (int i = 0; i < len; i++)
+            out[i] = want[i] = UNTOUCHED;
         for (int r = 0; r < n; r++)
-            for (int j = 0; j < K; j++) want[half + dis[r] + j] = SRC(r, half + j);
+            for (int j = 0; j < K; j++)
+                want[half + dis[r] + j] = SRC(r, half + j);
         MPI_Gatherv(mine, K, MPI_INT, out + half, cnt, dis, MPI_INT, root, comm);
         if (rank == root && memcmp(out, want, sizeof(int) * (size_t)len))
             FAIL("MPI_Gatherv %s root %d, negative displacements: wrong blocks", cname, root);
@@ -356,9 +360,11 @@ static void check_negative_displs(MPI_Comm comm, const char *cname)
         MPI_Scatterv(src + half, cnt, dis, MPI_INT, got, K, MPI_INT, root, comm);
         for (int j = 0; j < K; j++)
             if (got[j] != SRC(root, half + dis[rank] + j))
-                FAIL("MPI_Scatterv %s root %d, negative displacements: element %d is %d", cname, root, j, got[j]);
+                FAIL("MPI_Scatterv %s root %d, negative displacements: element %d is %d", cname, root, j,
+                     got[j]);
     }
-    for (int i = 0; i < len; i++) out[i] = UNTOUCHED;
+    for (int i = 0; i < len; i++)
+        out[i] = UNTOUCHED;
     MPI_Allgatherv(mine, K, MPI_INT, out + half, cnt, dis, MPI_INT, comm);
 #ifdef MPICH_VERSION
     int mpich_alone = n == 1 && !osmp_active; /* (MPICH answers: its defect above) */
@@ -367,11 +373,14 @@ static void check_negative_displs(MPI_Comm comm, const char *cname)
 #endif
     if (!mpich_alone && memcmp(out, want, sizeof(int) * (size_t)len))
         FAIL("MPI_Allgatherv %s, negative displacements: wrong blocks", cname);
-    for (int i = 0; i < len; i++) out[i] = want[i] = UNTOUCHED;
+    for (int i = 0; i < len; i++)
+        out[i] = want[i] = UNTOUCHED;
     for (int w = 0; w < n; w++) /* from w, my block: at w's send pointer + dis[rank] */
-        for (int j = 0; j < K; j++) want[half + dis[w] + j] = SRC(w, half + dis[rank] + j);
+        for (int j = 0; j < K; j++)
+            want[half + dis[w] + j] = SRC(w, half + dis[rank] + j);
     MPI_Alltoallv(src + half, cnt, dis, MPI_INT, out + half, cnt, dis, MPI_INT, comm);
-    if (memcmp(out, want, sizeof(int) * (size_t)len)) FAIL("MPI_Alltoallv %s, negative displacements: wrong blocks", cname);
+    if (memcmp(out, want, sizeof(int) * (size_t)len))
+        FAIL("MPI_Alltoallv %s, negative displacements: wrong blocks", cname);
 #undef SRC
     free(cnt);
     free(dis);

@@ -124,7 +124,8 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
          * processes, 8 B, callgrind: 36 instructions of about 650 per call). */
         for (int r = 0; r < t->size; r++) {
             if (r == root) continue;
-            if ((rc = osmp__mb_recv_minis(m, r, OSMP__UP, mini, base + 1, out + osmp__displ_of(a, r) * e, block)))
+            if ((rc = osmp__mb_recv_minis(m, r, OSMP__UP, mini, base + 1, out + osmp__displ_of(a, r) * e,
+                                          block)))
                 return rc;
             osmp__trace_copy(t, r, me, block);
         }
