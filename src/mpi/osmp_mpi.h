@@ -286,29 +286,39 @@ static inline void osmp__mpi_vinit(struct osmp__mpi_vview *x, const void *buf, c
     x->v = NULL;
     x->packed = 0;
 }
+/* The blocks' byte counts (elements of `size` bytes) and their offsets where
+ * they lie (for a type whose extent is its size); bit 0 set if a count is
+ * negative, bit 1 if a displacement is (both cases for types.c). */
+static inline int osmp__mpi_vfill(struct osmp__mpi_vview *x, int n, int size)
+{
+    int bad = 0;
+    for (int r = 0; r < n; r++) {
+        bad |= (x->counts[r] < 0) | (x->displs[r] < 0) << 1;
+        x->bc[r] = (size_t)x->counts[r] * (size_t)size;
+        x->bd[r] = (size_t)x->displs[r] * (size_t)size;
+    }
+    return bad;
+}
 /* Fill the byte counts and the view, packing the blocks into it if `pack`.
  * OSMP_OK or a negative status; close it in any case. Inline for a plain
  * datatype, displacements >= 0 and up to OSMP__MPI_VIEW_INLINE ranks, the view
  * the buffer itself (no calls: libosmp_mpi's own instructions per call, 2
  * processes, 8 B, callgrind: gatherv's root 266 -> 202, alltoallv's two views
- * on each rank 379 -> 225); else types.c. */
+ * on each rank 379 -> 228); else types.c. */
 int osmp__mpi_vopen_slow(struct osmp__mpi_vview *x, int n, int pack, MPI_Comm comm);
 static inline int osmp__mpi_vopen(struct osmp__mpi_vview *x, int n, int pack, MPI_Comm comm)
 {
-    int size = osmp__mpi_plain_size(x->dt), ok = size > 0 && n <= OSMP__MPI_VIEW_INLINE;
-    if (ok) {
+    int size = osmp__mpi_plain_size(x->dt);
+    if (size > 0 && n <= OSMP__MPI_VIEW_INLINE) {
         x->bc = x->inline_bc;
         x->bd = x->inline_bc + n;
         x->extent = size; /* a plain type's extent is its size */
-        for (int r = 0; r < n; r++) {
-            ok &= x->counts[r] >= 0 && x->displs[r] >= 0; /* (else the slow path: an error, a packed copy) */
-            x->bc[r] = (size_t)x->counts[r] * (size_t)size;
-            x->bd[r] = (size_t)x->displs[r] * (size_t)size;
+        if (!osmp__mpi_vfill(x, n, size)) {
+            x->v = (void *)(uintptr_t)x->buf; /* the blocks where they are */
+            return OSMP_OK;
         }
     }
-    if (!ok) return osmp__mpi_vopen_slow(x, n, pack, comm);
-    x->v = (void *)(uintptr_t)x->buf;
-    return OSMP_OK;
+    return osmp__mpi_vopen_slow(x, n, pack, comm);
 }
 /* Unpack the blocks into the user's buffer (if `unpack`) and free the view. */
 void osmp__mpi_vclose_slow(struct osmp__mpi_vview *x, int n, int unpack, MPI_Comm comm);

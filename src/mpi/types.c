@@ -224,19 +224,15 @@ int osmp__mpi_vopen_slow(struct osmp__mpi_vview *x, int n, int pack_it, MPI_Comm
     if (!plain && (PMPI_Type_size(x->dt, &size) != MPI_SUCCESS ||
                    PMPI_Type_get_extent(x->dt, &lb, &x->extent) != MPI_SUCCESS))
         return OSMP_ERR_INVALID_ARG;
-    size_t total = 0;
-    for (int r = 0; r < n; r++) {
-        if (x->counts[r] < 0) return OSMP_ERR_INVALID_ARG;
-        plain &= x->displs[r] >= 0;
-        x->bc[r] = (size_t)x->counts[r] * (size_t)size;
-        total += x->bc[r];
-    }
-    if (plain) { /* the blocks where they are; a plain type's extent is its size */
-        for (int r = 0; r < n; r++) x->bd[r] = (size_t)x->displs[r] * (size_t)size;
+    int bad = osmp__mpi_vfill(x, n, size);
+    if (bad & 1) return OSMP_ERR_INVALID_ARG;
+    if (plain && !bad) { /* the blocks where they are (n beyond the inline room) */
         x->v = (void *)(uintptr_t)x->buf;
         return OSMP_OK;
     }
-    for (size_t r = 0, off = 0; r < (size_t)n; off += x->bc[r], r++) x->bd[r] = off;
+    size_t total = 0; /* packed, end to end */
+    for (int r = 0; r < n; total += x->bc[r], r++)
+        x->bd[r] = total;
     if (total > INT_MAX) return OSMP_ERR_RANGE; /* MPI_Pack positions are ints */
     if (!(x->v = malloc(total ? total : 1))) return OSMP_ERR_NO_MEMORY;
     x->packed = total;

@@ -324,63 +324,69 @@ static void check_movement(MPI_Comm comm, const char *cname, int count_limit)
 
 /* The v-variants with negative displacements (valid MPI: the buffer argument
  * points into the middle of the blocks, as in a Fortran array section): rank
- * r's block of K ints at -(r + 1) K from the pointer for even r, +r K for odd
- * r; every value exact, the rest of the array untouched. Against the values,
- * not PMPI_: MPICH 4.0.2's own MPI_Allgatherv on a one-rank communicator puts
- * the block at displacement 0 (its gatherv, and Open MPI's allgatherv, at -K). */
-static void check_negative_displs(MPI_Comm comm, const char *cname)
+ * r's block of K elements at -(r + 1) K from the pointer for even r, +r K for
+ * odd r; every value exact, the rest of the array untouched. Elements are ints
+ * (plain: libosmp_mpi's view is the buffer) or ints with a hole of one int
+ * after each (extent 8: packed around the call), `stride` ints apart. Against
+ * the values, not PMPI_: MPICH 4.0.2's own MPI_Allgatherv on a one-rank
+ * communicator puts the block at displacement 0 (its gatherv, and Open MPI's
+ * allgatherv, at -K). */
+static void check_negative_displs(MPI_Comm comm, const char *cname, MPI_Datatype dt, int stride)
 {
     enum { K = 3, UNTOUCHED = -7 };
     int rank, n;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &n);
-    int len = (2 * n + 2) * K, half = len / 2; /* ints: n blocks below the middle, n above */
+    int len = (2 * n + 2) * K * stride, half = len / 2; /* ints: n blocks below the middle, n above */
     int *cnt = malloc(sizeof(int) * (size_t)n), *dis = malloc(sizeof(int) * (size_t)n);
     int *src = malloc(sizeof(int) * (size_t)len), *out = malloc(sizeof(int) * (size_t)len);
-    int *want = malloc(sizeof(int) * (size_t)len), mine[K], got[K];
+    int *want = malloc(sizeof(int) * (size_t)len), mine[K * 2], got[K * 2];
     for (int r = 0; r < n; r++) {
         cnt[r] = K;
         dis[r] = r % 2 ? r * K : -(r + 1) * K;
     }
-#define SRC(w, i) ((i)*7 + 1 + 100000 * (w)) /* rank w's send array at index i */
+#define SRC(w, i) ((i)*7 + 1 + 100000 * (w)) /* rank w's send array at int index i */
+#define AT(d, j) (half + ((d) + (j)) * stride) /* element j of a block at displacement d, in ints */
     for (int i = 0; i < len; i++)
         src[i] = SRC(rank, i);
-    for (int j = 0; j < K; j++)
+    for (int j = 0; j < K * stride; j++)
         mine[j] = SRC(rank, half + j);
     for (int root = 0; root < n; root += (n > 4 ? n - 1 : 1)) {
         for (int i = 0; i < len; i++)
             out[i] = want[i] = UNTOUCHED;
         for (int r = 0; r < n; r++)
             for (int j = 0; j < K; j++)
-                want[half + dis[r] + j] = SRC(r, half + j);
-        MPI_Gatherv(mine, K, MPI_INT, out + half, cnt, dis, MPI_INT, root, comm);
+                want[AT(dis[r], j)] = SRC(r, AT(0, j));
+        MPI_Gatherv(mine, K, dt, out + half, cnt, dis, dt, root, comm);
         if (rank == root && memcmp(out, want, sizeof(int) * (size_t)len))
-            FAIL("MPI_Gatherv %s root %d, negative displacements: wrong blocks", cname, root);
-        memset(got, 0, sizeof(got));
-        MPI_Scatterv(src + half, cnt, dis, MPI_INT, got, K, MPI_INT, root, comm);
+            FAIL("MPI_Gatherv %s root %d, negative displacements, stride %d: wrong blocks", cname, root, stride);
+        for (int j = 0; j < K * stride; j++)
+            got[j] = UNTOUCHED;
+        MPI_Scatterv(src + half, cnt, dis, dt, got, K, dt, root, comm);
         for (int j = 0; j < K; j++)
-            if (got[j] != SRC(root, half + dis[rank] + j))
-                FAIL("MPI_Scatterv %s root %d, negative displacements: element %d is %d", cname, root, j,
-                     got[j]);
+            if (got[j * stride] != SRC(root, AT(dis[rank], j)) || (stride > 1 && got[j * stride + 1] != UNTOUCHED))
+                FAIL("MPI_Scatterv %s root %d, negative displacements, stride %d: element %d is %d", cname, root,
+                     stride, j, got[j * stride]);
     }
     for (int i = 0; i < len; i++)
         out[i] = UNTOUCHED;
-    MPI_Allgatherv(mine, K, MPI_INT, out + half, cnt, dis, MPI_INT, comm);
+    MPI_Allgatherv(mine, K, dt, out + half, cnt, dis, dt, comm);
 #ifdef MPICH_VERSION
     int mpich_alone = n == 1 && !osmp_active; /* (MPICH answers: its defect above) */
 #else
     int mpich_alone = 0;
 #endif
     if (!mpich_alone && memcmp(out, want, sizeof(int) * (size_t)len))
-        FAIL("MPI_Allgatherv %s, negative displacements: wrong blocks", cname);
+        FAIL("MPI_Allgatherv %s, negative displacements, stride %d: wrong blocks", cname, stride);
     for (int i = 0; i < len; i++)
         out[i] = want[i] = UNTOUCHED;
     for (int w = 0; w < n; w++) /* from w, my block: at w's send pointer + dis[rank] */
         for (int j = 0; j < K; j++)
-            want[half + dis[w] + j] = SRC(w, half + dis[rank] + j);
-    MPI_Alltoallv(src + half, cnt, dis, MPI_INT, out + half, cnt, dis, MPI_INT, comm);
+            want[AT(dis[w], j)] = SRC(w, AT(dis[rank], j));
+    MPI_Alltoallv(src + half, cnt, dis, dt, out + half, cnt, dis, dt, comm);
     if (memcmp(out, want, sizeof(int) * (size_t)len))
-        FAIL("MPI_Alltoallv %s, negative displacements: wrong blocks", cname);
+        FAIL("MPI_Alltoallv %s, negative displacements, stride %d: wrong blocks", cname, stride);
+#undef AT
 #undef SRC
     free(cnt);
     free(dis);
@@ -394,7 +400,12 @@ static void check_comm(MPI_Comm comm, const char *name, int count_limit)
     MPI_Barrier(comm);
     check_reductions(comm, name, count_limit);
     check_movement(comm, name, count_limit);
-    check_negative_displs(comm, name);
+    MPI_Datatype holed; /* an int and a hole of one int: not plain */
+    MPI_Type_create_resized(MPI_INT, 0, 2 * (MPI_Aint)sizeof(int), &holed);
+    MPI_Type_commit(&holed);
+    check_negative_displs(comm, name, MPI_INT, 1);
+    check_negative_displs(comm, name, holed, 2);
+    MPI_Type_free(&holed);
     check_fallbacks(comm);
     MPI_Barrier(comm);
 }
