@@ -68,8 +68,18 @@ static inline uint32_t osmp__lost_word(int rank, int status)
  * (tree passes, gather, scatter). Each line has its own step counter beside
  * the data, so a reader takes one line transfer per message, as with the
  * mailbox line, while the owner may write this many messages before the first
- * one is read (an MPI library's eager sends let a root run ahead the same way). */
-#define OSMP__MINI_SLOTS 64
+ * one is read (an MPI library's eager sends let a root run ahead the same way).
+ * 256, not 64: participants that share a core change places only when the one
+ * running must wait, so the deeper the ring, the fewer switches per call
+ * (4 ranks on 2 cores back to back, bench/ab -n 4: scatter of 1-64 B 0.50-0.62
+ * of the time, bcast, gather and reduce of 1-64 B 0.50-0.78; scatter from
+ * 0.95-1.17x Open MPI's time to 0.58x). The slot records (mini_rec) then left
+ * struct osmp__mbox: inline, their 20 KiB put the team's state that every call
+ * reads on more pages, and allreduce and reduce of 1-4 KiB, 2 ranks back to
+ * back, took 1.16-1.26 of the time (0.91-1.05 apart; bench/ab --base <64
+ * lines> --runs 16 -- --mode b2b --ops allreduce,reduce --sizes 8,128,1K,4K,
+ * and with the two builds swapped). */
+#define OSMP__MINI_SLOTS 256
 
 struct osmp__mini {
     osmp_atomic64_t seq; /* the step whose message data holds */
@@ -148,8 +158,6 @@ struct osmp__mbox {
     const pid_t *pids;          /* for liveness checks while waiting */
     const unsigned char *local; /* local[r]: rank r lives in this process */
     int failed;                 /* OSMP_ERR_PEER_LOST once any wait gave up: the steps no longer agree */
-    struct osmp__slot_rec rec[2][OSMP__MAX_DEPTH + 1]; /* [dir][slot], last = inline */
-    struct osmp__slot_rec mini_rec[2][OSMP__MINI_SLOTS];
     /* [dir * size + rank] (osmp__mb_seen_at): a value rank's counter of dir is
      * known to have reached, so that a claim whose consumers are known to be
      * done, or a wait for a step already seen, loads no line of theirs
@@ -158,6 +166,9 @@ struct osmp__mbox {
     /* The current call's phase (coll.h osmp__phase): every step of an earlier
      * call is below it, and so published, as a call publishes what it claims. */
     uint64_t call_base;
+    /* [dir][i]: my mini lines' records, allocated apart (OSMP__MINI_SLOTS). Every team has them. */
+    struct osmp__slot_rec (*mini_rec)[OSMP__MINI_SLOTS];
+    struct osmp__slot_rec rec[2][OSMP__MAX_DEPTH + 1]; /* [dir][slot], last = inline */
 };
 
 /* Bytes of one region for these ring dimensions, rounded up to whole pages. */

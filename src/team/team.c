@@ -304,6 +304,7 @@ static void free_team(osmp__team_t t)
     }
     free(t->pids);
     free(t->coll.mb.seen);
+    free(t->coll.mb.mini_rec);
     free(t->peers);
     free(t->local);
     free(t->cores);
@@ -571,12 +572,14 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     if (t) {
         t->pids = osmp__calloc((size_t)p->size, sizeof(*t->pids));
         t->coll.mb.seen = osmp__calloc(2 * (size_t)p->size, sizeof(uint64_t));
+        t->coll.mb.mini_rec = osmp__calloc(2, sizeof(*t->coll.mb.mini_rec));
         t->local = osmp__calloc((size_t)p->size, 1);
         t->cores = osmp__calloc((size_t)p->size, sizeof(*t->cores));
         t->peers = osmp__calloc((size_t)p->size, sizeof(*t->peers));
         t->thread_rv_lock = osmp__calloc(1, sizeof(pthread_mutex_t)); /* destroyable even if never initialized */
     }
-    if (!t || !h || !t->pids || !t->coll.mb.seen || !t->local || !t->cores || !t->peers || !t->thread_rv_lock) {
+    if (!t || !h || !t->pids || !t->coll.mb.seen || !t->coll.mb.mini_rec || !t->local || !t->cores ||
+        !t->peers || !t->thread_rv_lock) {
         /* still take part in the exchange so the others fail instead of waiting */
         rc = OSMP_ERR_NO_MEMORY;
     } else {
