@@ -61,7 +61,7 @@ static int test_failures;
 
 #define TEST_EXIT() (test_failures ? (fprintf(stderr, "%d check(s) failed\n", test_failures), 1) : 0)
 
-/* Path of a topology from ../shared/topologies (set by CMake). */
+/* Path of a topology from tests/data/topologies (set by CMake). */
 static inline const char *topo_path(const char *name)
 {
     static char buf[4096];

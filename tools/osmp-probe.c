@@ -146,7 +146,7 @@ static void *ask(void *arg)
     struct pair_job *j = arg;
     /* A fresh page touched first here: its memory (and the directory entry that orders the line) is on
      * a's NUMA node. One line reused for every pair would live where the first pair ran, and pairs on
-     * another socket would pay the trip to it (in ../shared/latency/amd-epyc-7r13-48c.csv two CCXs of the
+     * another socket would pay the trip to it (in tests/data/latency/amd-epyc-7r13-48c.csv two CCXs of the
      * second socket are as far apart as two sockets, 200 ns). */
     void *page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (page == MAP_FAILED) {

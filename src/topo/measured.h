@@ -24,7 +24,7 @@
 #define OSMP__LATENCY_MAX_CPUS 8192
 
 /*
- * Parse the lower-triangular CSV of ../shared/latency (row i holds the latencies
+ * Parse the lower-triangular CSV of tests/data/latency (row i holds the latencies
  * of pairs (i, j < i), row 0 empty; blank fields after the triangle, a final
  * newline and CRLF line ends are allowed). On success *m is a malloc'ed n x n
  * symmetric matrix. Bad input (ragged rows, values above the diagonal, more

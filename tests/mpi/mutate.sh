@@ -92,7 +92,6 @@ fi
 case "$mpi" in ompi|mpich) ;; *) echo "mutate: --mpi ompi or mpich" >&2; exit 2 ;; esac
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-shared=${OSMP_SHARED_DIR:-$repo/../shared}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/osmp-mutate.XXXXXX")
 cleanup() { if [ $keep = 1 ]; then echo "mutate: kept $tmp"; else rm -rf "$tmp"; fi; }
 trap cleanup EXIT
@@ -113,7 +112,7 @@ if [ "$mpi" = mpich ]; then
   launch=(mpirun.mpich -genvall -n "$ranks")
 fi
 say "building in $tmp/build"
-cmake -S "$tmp/src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOSMP_SHARED_DIR="$shared" >"$tmp/cmake.log" 2>&1 ||
+cmake -S "$tmp/src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$tmp/cmake.log" 2>&1 ||
   { cat "$tmp/cmake.log"; exit 2; }
 # MPICH's library is libosmp_mpich when Open MPI is installed too, else libosmp_mpi
 if [ "$mpi" = mpich ] && grep -qw osmp_mpich <<<"$(cmake --build "$tmp/build" --target help)"; then lib=osmp_mpich; fi

@@ -1,6 +1,6 @@
 /*
  * Measured topology (src/topo/cluster.c, measured.c): the CSV parser, the
- * clustering of every matrix in ../shared/latency against each machine's
+ * clustering of every matrix in tests/data/latency against each machine's
  * documented structure, synthetic matrices with noise and missing levels, bad
  * input, and the hwloc XML round trip into osmp_topo_load and the distance key.
  */
@@ -131,7 +131,7 @@ static int epyc_socket_seen(int c) { return (c % 96) < 48 ? -1 : (c % 96) / 8; }
  * socket on a mesh (no sub-socket cluster without SNC): 2 x 16 x 2 = 64 CPUs (64
  * rows). Linux: CPU c and c + 32 are one core; cores 0-15 on socket 0 (this
  * machine numbers packages contiguously; the Xeon 6230 of
- * ../shared/topologies interleaves them, a BIOS choice). Levels: SMT pairs,
+ * tests/data/topologies interleaves them, a BIOS choice). Levels: SMT pairs,
  * sockets, machine. */
 static int xeon_core(int c) { return c % 32; }
 static int xeon_socket(int c) { return (c % 32) / 16; }
@@ -140,7 +140,7 @@ static int xeon_socket(int c) { return (c % 32) / 16; }
  * 64 cores in 32 tiles of 2 cores sharing 1 MB L2, 4 threads per core on a
  * mesh. The 64 rows are the first threads (CPUs 0-63); Linux numbers tiles
  * consecutively: CPUs 2k and 2k+1 share an L2 (as in hwloc's capture of a 7210,
- * ../shared/topologies/intel-knl-7210-flat64.xml). Levels: tiles, machine. */
+ * tests/data/topologies/intel-knl-7210-flat64.xml). Levels: tiles, machine. */
 static int phi_tile(int c) { return c / 2; }
 
 /* AWS Graviton3 (Neoverse V1, AWS docs): 64 cores, no SMT, private L2 per core,
@@ -252,7 +252,7 @@ static int s_ccd16(int c) { return c / 16; }
 /* Without SMT: 32 CPUs. */
 static int s_ccx32(int c) { return c / 4; }
 static int s_sock32(int c) { return c / 16; }
-/* Sockets interleaved (even CPUs on socket 0, as the Xeon 6230 of ../shared/topologies). */
+/* Sockets interleaved (even CPUs on socket 0, as the Xeon 6230 of tests/data/topologies). */
 static int s_sock_interleaved(int c) { return c % 2; }
 static int s_core_interleaved(int c) { return c % 32; }
 
