@@ -630,7 +630,7 @@ OSMP_EXPORT int osmp_exscan(osmp_team_t team, const void *sendbuf, void *recvbuf
  * OSMP_SINGLE_COPY_MIN bytes), a block in memory from osmp_alloc is read
  * through a mapping of it (plain loads, no system call once mapped) instead of
  * with Linux CMA (process_vm_readv, which pins and walks the pages on every
- * call). Other memory works as before. libosmp_mpi's MPI_Alloc_mem returns it.
+ * call). Other memory is read with CMA. libosmp_mpi's MPI_Alloc_mem returns it.
  * A reader keeps up to 16 of its peers' regions mapped, so a freed region's
  * memory may stay in use until one of its readers maps 16 others or exits.
  */

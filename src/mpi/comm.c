@@ -390,7 +390,7 @@ static int attach_team(struct osmp__mpi_comm *s, int ok)
 static struct osmp__mpi_comm *build_state(MPI_Comm comm)
 {
     struct osmp__mpi_comm *s = calloc(1, sizeof(*s));
-    if (!s) return NULL; /* this rank then passes its calls to MPI while the others wait in 3: see the note */
+    if (!s) return NULL; /* not survived: this rank passes its calls to MPI while the others wait in 1-4 */
     s->local = s->leaders = s->comm = MPI_COMM_NULL;
     pthread_mutex_lock(&registry_lock);
     s->next = registry;

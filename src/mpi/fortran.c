@@ -14,8 +14,8 @@
  * MPI_IN_PLACE and MPI_BOTTOM to the C ones, calls the C MPI_ function and
  * stores the code in ierr (when present: an f08 ierror is optional). The C
  * call binds to libosmp_mpi's own MPI_Allreduce (linked -Bsymbolic-functions),
- * wherever the MPI library sits in the link order; a call coll.c does not
- * intercept (MPI_Gatherv, ...) lands in the MPI library.
+ * wherever the MPI library sits in the link order; every C function called
+ * here is libosmp_mpi's (coll.c, and comm.c's MPI_Finalize).
  *
  * Which arguments may be a sentinel is copied from both libraries' wrappers
  * (their disassembly agrees): every buffer may be MPI_BOTTOM; the send buffer
@@ -276,9 +276,8 @@ static void f_alltoall P_ALLTOALL
 }
 FORTRAN_NAMES(MPI_ALLTOALL, mpi_alltoall, f_alltoall, P_ALLTOALL)
 
-/* ---- the vector calls and scans: no OSMP path in coll.c yet, so these land in
- * the MPI library's C functions until it intercepts them. Count arrays are read
- * where MPI reads them (the root's only in gatherv and scatterv). */
+/* ---- the vector calls and scans. Count arrays are read where MPI reads them
+ * (the root's only in gatherv and scatterv). */
 
 #define P_GATHERV                                                                                             \
     (void *sbuf, fint *scount, fint *sdt, void *rbuf, fint *rcounts, fint *displs, fint *rdt, fint *root,       \

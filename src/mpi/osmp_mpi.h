@@ -39,9 +39,9 @@
 
 #define EXPORT __attribute__((visibility("default")))
 /* Thread-local caches of the per-call path: the initial-exec model reads them
- * with one load instead of a call to __tls_get_addr (about 10 ns a call). The
- * library is preloaded or linked, so it is in the static TLS block; dlopen
- * also works while glibc's surplus static TLS has room for these few bytes. */
+ * with one load instead of a call to __tls_get_addr. The library is preloaded
+ * or linked, so it is in the static TLS block; dlopen also works while glibc's
+ * surplus static TLS has room for these few bytes. */
 #define OSMP_MPI_TLS _Thread_local __attribute__((tls_model("initial-exec")))
 
 /* ---------------------------------------------------------------- comm.c */
@@ -132,17 +132,16 @@ typedef void (*osmp__mpi_fn)(void);
  * The intercepted collectives' definitions: OSMP_MPI_ENTRY(int, MPI_X)(params)
  * { OSMP_MPI_ENTERED(MPI_X); body }. OSMP_MPI_FORWARD_IF_FOREIGN's
  * __builtin_apply_args makes its function store every argument register (six
- * general, eight vector) on entry, on every call: 20-odd stores, which behind a
- * call's stores into lines its peer has read (a slot, a counter) fill the store
- * queue, and cost time in themselves (per call, 8 B, near pair, bench/ab
- * against the build before: 0.92-0.95 of the time without them). On x86-64 the exported symbol is therefore a gate of
- * two instructions and the body is osmp__mpi_impl_MPI_X (declared with the type
- * mpi.h gives MPI_X; OSMP_MPI_ENTERED is nothing): once the library is set up as
- * the running one (osmp__mpi_ready 1) the gate jumps to the body, else to
+ * general, eight vector) on entry, on every call: 20-odd stores that, behind a
+ * call's stores into lines its peer has read (a slot, a counter), fill the store
+ * queue. On x86-64 the exported symbol is therefore a gate of two instructions
+ * and the body is osmp__mpi_impl_MPI_X (declared with the type mpi.h gives
+ * MPI_X; OSMP_MPI_ENTERED is nothing): once the library is set up as the
+ * running one (osmp__mpi_ready 1) the gate jumps to the body, else to
  * osmp__mpi_fwd_MPI_X, which sets up and, argument registers and stack
  * untouched, calls the other library's MPI_X or the body. Elsewhere (or with
- * OSMP_MPI_PORTABLE_GATE defined) the body is MPI_X itself and OSMP_MPI_ENTERED
- * is OSMP_MPI_FORWARD_IF_FOREIGN, as before the gate.
+ * OSMP_MPI_PORTABLE_GATE defined) the body is MPI_X itself and
+ * OSMP_MPI_ENTERED is OSMP_MPI_FORWARD_IF_FOREIGN.
  */
 #if defined(__x86_64__) && defined(__ELF__) && !defined(OSMP_MPI_PORTABLE_GATE)
 #if defined(__CET__) && (__CET__ & 1)
@@ -300,11 +299,9 @@ static inline int osmp__mpi_vfill(struct osmp__mpi_vview *x, int n, int size)
     return bad;
 }
 /* Fill the byte counts and the view, packing the blocks into it if `pack`.
- * OSMP_OK or a negative status; close it in any case. Inline for a plain
- * datatype, displacements >= 0 and up to OSMP__MPI_VIEW_INLINE ranks, the view
- * the buffer itself (no calls: libosmp_mpi's own instructions per call, 2
- * processes, 8 B, callgrind: gatherv's root 266 -> 202, alltoallv's two views
- * on each rank 379 -> 228); else types.c. */
+ * OSMP_OK or a negative status; close it in any case. Inline, without a call,
+ * for the common case (a plain datatype, displacements >= 0, up to
+ * OSMP__MPI_VIEW_INLINE ranks: the view is the buffer itself); else types.c. */
 int osmp__mpi_vopen_slow(struct osmp__mpi_vview *x, int n, int pack, MPI_Comm comm);
 static inline int osmp__mpi_vopen(struct osmp__mpi_vview *x, int n, int pack, MPI_Comm comm)
 {

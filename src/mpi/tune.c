@@ -26,27 +26,11 @@
 #include "common/knobs.h"
 #include "mpi/osmp_mpi.h"
 
-/* The built-in tables, one per MPI library (each wins at different sizes),
- * measured on this project's 2-core machine, 2 ranks bound to cores, five
- * runs each (K = 1 .. 5, the two libraries alternating) merged by majority:
- *   mpirun -n 2 --bind-to core -x LD_PRELOAD=$PWD/build/libosmp_mpi.so build/osmp-bench \
- *       --tune-margin 1.05 --no-bound --tune-out ompi-K.txt --tune
- *   MPIR_CVAR_DEVICE_COLLECTIVES=none mpirun.mpich -n 2 -bind-to core -genv LD_PRELOAD \
- *       $PWD/build/libosmp_mpich.so build/osmp-bench-mpich --tune-margin 1.05 --no-bound --tune-out mpich-K.txt --tune
- *   bench/tune-merge.py ompi-[1-5].txt > F    (mpich likewise)
- *   sed 's|\\|\\\\|g; s|"|\\"|g; s|^|"|; s|$|\\n"|' F > src/mpi/tune-default-ompi.inc (-mpich.inc)
- * OSU timing of the MPI_ call through libosmp_mpi (its table off) and the
- * PMPI_ call, interleaved in one process, median of 9 rounds; MPI where OSMP
- * took over 5% longer. --tune goes last: Open MPI's mpirun takes "--tune FILE"
- * as its own option wherever it stands. Rerun after the runtime changed (mini
- * lines, the alternating and medium direct allreduce; the single-copy
- * threshold at 32 MiB, which kept 4 MiB bcast, gather and scatter on OSMP: a
- * first set of runs in a slow spell had sent most sizes from 16 KiB to MPI,
- * a side-mode check right after gave OSMP 0.23-0.77x), with nothing else
- * running (2-3 runnable tasks: the two ranks); single runs send narrow bands
- * of small messages, or in a slow spell of the host every large gather, to
- * MPI now and then (README "Slow spells"), which the majority leaves out.
- * Rerun --tune on the machine the jobs run on and point OSMP_TUNE_FILE at it. */
+/* The built-in tables, one per MPI library (each wins at different sizes):
+ * osmp-bench --tune on 2 ranks bound to cores, several runs merged by majority
+ * (single runs send narrow bands to MPI by chance); docs/measurements.md has the
+ * commands. Their rules name 2 ranks only, so larger communicators stay on OSMP;
+ * on another machine, run --tune there and point OSMP_TUNE_FILE at the result. */
 static const char builtin[] =
 #if defined(OPEN_MPI)
 #include "mpi/tune-default-ompi.inc"

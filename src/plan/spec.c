@@ -6,8 +6,8 @@
 #include "common/util.h"
 #include "plan_internal.h"
 
-/* A split beyond this many parts per domain cannot help on any machine we know
- * of (192 cores today), and bounds the part index packed into a group key. */
+/* Far more parts than a domain has cores on the nodes OSMP targets; keeps the
+ * part index within its 16 bits of a group key (plan.c's level_key). */
 #define SPLIT_MAX 4096
 
 int osmp_spec_parse(const char *spec, struct osmp_spec_level *levels, int *nlevels, char *err, size_t err_len)

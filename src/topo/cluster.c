@@ -22,13 +22,9 @@
  * of a flat mesh is not a level).
  * Why this and not a global gap search over the merge heights (MCTOP sorts all
  * latencies once): each split only looks at its own group's values, so noise on
- * one CPU (Xeon Gold 6242's CPU 0 answers its SMT sibling in 13 ns, the other
- * siblings in 7.4 ns) cannot create a level of its own, and going from the top
- * keeps every coarser level (sockets) before finer gaps (CCX) are looked at.
- * The 1.3 ratio: real levels differ by 1.6x (sockets: 112 -> 185 ns on EPYC
- * 7R13) to 4x (Zen 3 CCX: 21 -> 82 ns); the mesh distances inside one level
- * vary by less (EPYC 7R13: 91 vs 106 ns between CCDs of one socket; Graviton3:
- * 30-50 ns with no gap above 3%), and must not become levels.
+ * one CPU (one SMT pair slower than the others) cannot create a level of its
+ * own, and going from the top keeps every coarser level (sockets) before finer
+ * gaps (CCX) are looked at.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -37,6 +33,8 @@
 #include "common/util.h"
 #include "measured.h"
 
+/* GAP_RATIO lies between the gap from one real level to the next (1.6x and more)
+ * and the largest gap among the mesh distances inside one level (under 1.2x). */
 #define GAP_RATIO 1.3
 #define GAP_MIN_NS 1.0
 #define DIRTY_FRACTION 0.05
@@ -164,8 +162,6 @@ struct scratch {
     int *uf, *comp, *size, *dirty;
 };
 
-/* Components of "latency <= lo" among cpus[0..k); part[i] in 0..nparts-1 in
- * order of first appearance. Returns nparts if the split is clean, else 0. */
 /* Do i and j (both within lo of each other) see mostly the same CPUs within lo?
  * Members of one domain do; a pair that is close by accident (a timer step:
  * nviennot's Ryzen 9 7950X reads 10.3 ns between CPUs of different cores, as
@@ -182,6 +178,8 @@ static int same_neighbours(const double *m, int n, const int *cpus, int k, doubl
     return 2 * common >= either;
 }
 
+/* Components of "latency <= lo" among cpus[0..k); part[i] in 0..nparts-1 in
+ * order of first appearance. Returns nparts if the split is clean, else 0. */
 static int try_split(const double *m, int n, const int *cpus, int k, double lo, int *part, struct scratch *s)
 {
     for (int i = 0; i < k; i++) s->uf[i] = i;
@@ -328,8 +326,8 @@ static int cluster_positive(const double *m, int n, struct osmp__mtree **out)
     }
     /* 4. Levels. A group's latency: the median of its pairs that share no smaller group. Sorted by it,
      * groups fall into classes at the same gap ratio; neighbouring classes neither of which holds an
-     * ancestor of the other merge (noise on one CPU, e.g. Xeon 6242's SMT pair of 13 ns among pairs of
-     * 7.4 ns, must not make a level of one group); then each group gets a level above its subgroups'. */
+     * ancestor of the other merge (noise on one CPU, such as one SMT pair far slower than the others,
+     * must not make a level of one group); then each group gets a level above its subgroups'. */
     int *owner = malloc(sizeof(int) * (size_t)n); /* the child of the current node holding a CPU, -1: none */
     int *by_lat = malloc(sizeof(int) * (size_t)nnodes);
     lat = malloc(sizeof(double) * np);

@@ -7,7 +7,7 @@
  *  - a bitmap attribute (cpuset, nodeset, complete_cpuset, ...) whose text starts with a comma:
  *    hwloc_bitmap_sscanf counts the commas after the first character, then fails `assert(count > 0)`
  *    on ",1". Every crashing string of up to 6 characters over ",0xf.1 -g" starts with a comma; none
- *    after the "0xf...f," prefix does (a one-off exhaustive run, each string in a forked child).
+ *    after the "0xf...f," prefix does (an exhaustive search).
  *    libxml2 expands character and entity references, so "&#44;1" reaches hwloc as ",1".
  *  - a bitmap hwloc cannot parse ("5x000000ff") on the root object while the file has text inside an
  *    object element: a NULL dereference in hwloc_topology_load with libxml2's import.
@@ -25,9 +25,8 @@
  *    its cpuset's CPUs in its complete_cpuset and allowed_cpuset: "Topology became empty", then a
  *    NULL dereference.
  * And one that costs half a gigabyte: a PU or NUMA node without os_index (hwloc takes index 2^32 - 1) or
- * with a huge one sizes a bitmap for that index: 1-2 s and 500 MB to load tiny-synthetic.xml with one
- * os_index attribute misspelt, over libFuzzer's 10 s timeout under ASan. Indices up to
- * OSMP__XML_MAX_INDEX are taken (a bitmap of 128 KiB).
+ * with a huge one sizes a bitmap for that index (2^32 bits), seconds per load and past libFuzzer's
+ * timeout under ASan. Indices up to OSMP__XML_MAX_INDEX are taken (a bitmap of 128 KiB).
  *
  * The scan is lexical, not a validating parser: hwloc still decides whether the file is a topology.
  * It only has to see attributes the way hwloc will, so it skips comments, CDATA sections and
