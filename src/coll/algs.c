@@ -1,0 +1,21 @@
+/*
+ * The algorithm tables of every collective (coll.h: osmp__<op>_algs), expanded
+ * from the one list in algs.def: first every algorithm's declaration (one that
+ * two collectives share, or that coll.h declares, is declared again, which C
+ * allows), then the tables, each ended by a NULL name.
+ */
+#include "coll/coll.h"
+
+#define OSMP__ALGS(op, ...) __VA_ARGS__
+#define OSMP__ALG(name, run, radix, takes_radix, needs_single_copy, doc)                                     \
+    int run(osmp__coll_t t, const struct osmp__args *a);
+#include "coll/algs.def"
+#undef OSMP__ALGS
+#undef OSMP__ALG
+
+#define OSMP__ALGS(op, ...) const struct osmp__alg osmp__##op##_algs[] = {__VA_ARGS__{0}};
+#define OSMP__ALG(name, run, radix, takes_radix, needs_single_copy, doc)                                     \
+    {name, doc, run, radix, takes_radix, needs_single_copy},
+#include "coll/algs.def"
+#undef OSMP__ALGS
+#undef OSMP__ALG
