@@ -151,7 +151,11 @@ static struct osmp__tree *build_tree(osmp__coll_t t, int radix, int root)
                 if (pa == t->rank) tr->children[tr->nchildren++] = c;
             }
         }
-    if (build_subtrees(tr, n, t->rank, root, par, head, next)) goto fail;
+    if (!build_subtrees(tr, n, t->rank, root, par, head, next)) goto out;
+fail:
+    tree_free(tr);
+    tr = NULL;
+out:
     free(order);
     free(par);
     free(head);
@@ -159,15 +163,6 @@ static struct osmp__tree *build_tree(osmp__coll_t t, int radix, int root)
     free(next);
     osmp_plan_destroy(plan);
     return tr;
-fail:
-    tree_free(tr);
-    free(order);
-    free(par);
-    free(head);
-    free(tail);
-    free(next);
-    osmp_plan_destroy(plan);
-    return NULL;
 }
 
 const struct osmp__tree *osmp__tree_get(osmp__coll_t t, int radix, int root)

@@ -101,54 +101,65 @@ out:
     return rc;
 }
 
-static int build_mst(osmp_topo_t t, const int *cores, int n, int root, struct osmp_graph *g)
+/* Kruskal's joining over the sorted pairs: the closest pair of ranks in
+ * different components joins them, until one component is left. The MST (und:
+ * its n-1 edges in that order) takes every such pair, root edges first among
+ * equals; the ring's greedy clustering (nb) only pairs of path ends, so that
+ * each component stays a path: each rank's neighbours into nb, how many into
+ * deg (zeroed by the caller). */
+static int join_closest(osmp_topo_t t, const int *cores, int n, int root, int (*und)[2], int (*nb)[2],
+                        int *deg)
 {
     size_t np;
-    struct pair *p = sorted_pairs(t, cores, n, root, 1, &np);
+    struct pair *p = sorted_pairs(t, cores, n, root, !nb, &np);
     int *uf = malloc(sizeof(int) * (size_t)n);
-    int(*und)[2] = malloc(sizeof(*und) * (size_t)n);
     int rc = OSMP_ERR_NO_MEMORY;
-    if (!p || !uf || !und) goto out;
+    if (!p || !uf) goto out;
     for (int v = 0; v < n; v++) uf[v] = v;
     int k = 0;
     for (size_t i = 0; i < np && k < n - 1; i++) {
-        int ra = uf_find(uf, p[i].a), rb = uf_find(uf, p[i].b);
+        int a = p[i].a, b = p[i].b;
+        if (nb && (deg[a] == 2 || deg[b] == 2)) continue;
+        int ra = uf_find(uf, a), rb = uf_find(uf, b);
         if (ra == rb) continue;
         uf[ra] = rb;
-        und[k][0] = p[i].a;
-        und[k][1] = p[i].b;
+        if (nb) {
+            nb[a][deg[a]++] = b;
+            nb[b][deg[b]++] = a;
+        } else {
+            und[k][0] = a;
+            und[k][1] = b;
+        }
         k++;
     }
-    rc = orient(n, root, und, g->edges);
-    g->nedges = n - 1;
+    rc = OSMP_OK;
 out:
     free(p);
     free(uf);
+    return rc;
+}
+
+static int build_mst(osmp_topo_t t, const int *cores, int n, int root, struct osmp_graph *g)
+{
+    int(*und)[2] = malloc(sizeof(*und) * (size_t)n);
+    int rc = und ? join_closest(t, cores, n, root, und, NULL, NULL) : OSMP_ERR_NO_MEMORY;
+    if (rc == OSMP_OK) {
+        rc = orient(n, root, und, g->edges);
+        g->nedges = n - 1;
+    }
     free(und);
     return rc;
 }
 
 static int build_ring(osmp_topo_t t, const int *cores, int n, int root, struct osmp_graph *g)
 {
-    size_t np;
-    struct pair *p = sorted_pairs(t, cores, n, root, 0, &np);
-    int *uf = malloc(sizeof(int) * (size_t)n), *deg = calloc((size_t)n, sizeof(int));
+    int *deg = calloc((size_t)n, sizeof(int));
     int(*nb)[2] = malloc(sizeof(*nb) * (size_t)n); /* neighbours on the path/ring */
     int rc = OSMP_ERR_NO_MEMORY;
-    if (!p || !uf || !deg || !nb) goto out;
-    for (int v = 0; v < n; v++) uf[v] = v;
+    if (!deg || !nb) goto out;
     /* 1. Greedy clustering: the closest pair of path ends in different paths. */
-    int k = 0;
-    for (size_t i = 0; i < np && k < n - 1; i++) {
-        int a = p[i].a, b = p[i].b;
-        if (deg[a] == 2 || deg[b] == 2) continue;
-        int ra = uf_find(uf, a), rb = uf_find(uf, b);
-        if (ra == rb) continue;
-        uf[ra] = rb;
-        nb[a][deg[a]++] = b;
-        nb[b][deg[b]++] = a;
-        k++;
-    }
+    rc = join_closest(t, cores, n, root, NULL, nb, deg);
+    if (rc != OSMP_OK) goto out;
     /* 2. Close the single remaining path into a ring (its two ends have degree 1). */
     int ends[2], ne = 0;
     for (int v = 0; v < n && ne < 2; v++)
@@ -171,8 +182,6 @@ static int build_ring(osmp_topo_t t, const int *cores, int n, int root, struct o
     g->nedges = n;
     rc = cur == root ? OSMP_OK : OSMP_ERR_PLAN_INVALID;
 out:
-    free(p);
-    free(uf);
     free(deg);
     free(nb);
     return rc;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "common/fault.h"
-#include "coll/coll.h"
+#include "coll/tree.h"
 
 int osmp__scatter_hier(osmp__coll_t t, const struct osmp__args *a);
 
@@ -180,10 +180,5 @@ static int scatter_once(osmp__coll_t t, const struct osmp__args *a, const struct
 
 int osmp__scatter_hier(osmp__coll_t t, const struct osmp__args *a)
 {
-    const struct osmp__tree *tr = osmp__tree_get(t, 0, a->root);
-    if (!tr) return OSMP_ERR_NO_MEMORY;
-    uint64_t base = osmp__phase(t);
-    size_t B = a->count * a->esize;
-    if (!B) return OSMP_OK; /* every rank's count is the same: nobody waits */
-    return osmp__copy_once(a, B) ? scatter_once(t, a, tr, base, B) : scatter_slots(t, a, tr, base, B);
+    return osmp__hier_run(t, a, scatter_slots, scatter_once);
 }
