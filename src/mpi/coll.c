@@ -218,17 +218,29 @@ OSMP_MPI_ENTRY(int, MPI_Alltoall)(const void *sendbuf, int scount, MPI_Datatype 
     return rc == USE_MPI ? PMPI_Alltoall(sendbuf, scount, sdt, recvbuf, rcount, rdt, comm) : rc;
 }
 
+/* Reduce_scatter_block, scan and exscan: inside a node only; across nodes they go to MPI. */
+static inline __attribute__((always_inline)) int node_reduction(osmp_coll_t c, const void *sendbuf, void *recvbuf,
+                                                                int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    osmp_dtype_t odt;
+    osmp_op_t oop;
+    struct osmp__mpi_comm *s = reduction_state(comm, dt, op, count, c, &odt, &oop);
+    if (s && s->multinode) s = (osmp__mpi_pass(c, R_MULTINODE), NULL);
+    if (!s) return USE_MPI;
+    if (!count) return osmp__mpi_done(s, c, OSMP_OK);
+    const void *in = osmp__mpi_in_place(sendbuf);
+    int rc = c == OSMP_COLL_SCAN     ? osmp_scan(s->team, in, recvbuf, (size_t)count, odt, oop)
+             : c == OSMP_COLL_EXSCAN ? osmp_exscan(s->team, in, recvbuf, (size_t)count, odt, oop)
+                                     : osmp_reduce_scatter_block(s->team, in, recvbuf, (size_t)count, odt, oop);
+    return osmp__mpi_done(s, c, rc);
+}
+
 OSMP_MPI_ENTRY(int, MPI_Reduce_scatter_block)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                                     MPI_Comm comm)
 {
     OSMP_MPI_ENTERED(MPI_Reduce_scatter_block);
-    osmp_dtype_t odt;
-    osmp_op_t oop;
-    struct osmp__mpi_comm *s = reduction_state(comm, dt, op, count, OSMP_COLL_REDUCE_SCATTER_BLOCK, &odt, &oop);
-    if (s && s->multinode) s = (osmp__mpi_pass(OSMP_COLL_REDUCE_SCATTER_BLOCK, R_MULTINODE), NULL);
-    if (!s) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, count, dt, op, comm);
-    if (!count) return osmp__mpi_done(s, OSMP_COLL_REDUCE_SCATTER_BLOCK, OSMP_OK);
-    return osmp__mpi_done(s, OSMP_COLL_REDUCE_SCATTER_BLOCK, osmp_reduce_scatter_block(s->team, osmp__mpi_in_place(sendbuf), recvbuf, (size_t)count, odt, oop));
+    int rc = node_reduction(OSMP_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, count, dt, op, comm);
+    return rc == USE_MPI ? PMPI_Reduce_scatter_block(sendbuf, recvbuf, count, dt, op, comm) : rc;
 }
 
 
@@ -369,26 +381,10 @@ OSMP_MPI_ENTRY(int, MPI_Reduce_scatter)(const void *sendbuf, void *recvbuf, cons
     return osmp__mpi_done(s, OSMP_COLL_REDUCE_SCATTER, rc);
 }
 
-/* Scan and exscan inside a node; across nodes they go to MPI. */
-static int scan(osmp_coll_t c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
-                MPI_Comm comm)
-{
-    osmp_dtype_t odt;
-    osmp_op_t oop;
-    struct osmp__mpi_comm *s = reduction_state(comm, dt, op, count, c, &odt, &oop);
-    if (s && s->multinode) s = (osmp__mpi_pass(c, R_MULTINODE), NULL);
-    if (!s) return USE_MPI;
-    if (!count) return osmp__mpi_done(s, c, OSMP_OK);
-    const void *in = osmp__mpi_in_place(sendbuf);
-    int rc = c == OSMP_COLL_SCAN ? osmp_scan(s->team, in, recvbuf, (size_t)count, odt, oop)
-                                 : osmp_exscan(s->team, in, recvbuf, (size_t)count, odt, oop);
-    return osmp__mpi_done(s, c, rc);
-}
-
 OSMP_MPI_ENTRY(int, MPI_Scan)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     OSMP_MPI_ENTERED(MPI_Scan);
-    int rc = scan(OSMP_COLL_SCAN, sendbuf, recvbuf, count, dt, op, comm);
+    int rc = node_reduction(OSMP_COLL_SCAN, sendbuf, recvbuf, count, dt, op, comm);
     return rc == USE_MPI ? PMPI_Scan(sendbuf, recvbuf, count, dt, op, comm) : rc;
 }
 
@@ -396,6 +392,6 @@ OSMP_MPI_ENTRY(int, MPI_Exscan)(const void *sendbuf, void *recvbuf, int count, M
     MPI_Comm comm)
 {
     OSMP_MPI_ENTERED(MPI_Exscan);
-    int rc = scan(OSMP_COLL_EXSCAN, sendbuf, recvbuf, count, dt, op, comm);
+    int rc = node_reduction(OSMP_COLL_EXSCAN, sendbuf, recvbuf, count, dt, op, comm);
     return rc == USE_MPI ? PMPI_Exscan(sendbuf, recvbuf, count, dt, op, comm) : rc;
 }

@@ -135,19 +135,6 @@ static void set_ierr(MPI_Fint *ierr, int rc)
     if (ierr) *ierr = (MPI_Fint)rc;
 }
 
-/* A Fortran INTEGER array as C ints: the array itself where MPI_Fint is int
- * (Open MPI and MPICH here), else a copy of its first n entries (freed by the
- * caller; NULL on no memory, or for NULL). */
-static int *ints_c(const MPI_Fint *a, int n, int **copy)
-{
-    *copy = NULL;
-    if (sizeof(MPI_Fint) == sizeof(int) || !a) return (int *)(uintptr_t)a;
-    if (n < 0) n = 0;
-    if (!(*copy = malloc(sizeof(int) * (size_t)n + 1))) return NULL;
-    for (int i = 0; i < n; i++) (*copy)[i] = (int)a[i];
-    return *copy;
-}
-
 static int comm_size(MPI_Comm comm)
 {
     int n = 0;
@@ -160,6 +147,40 @@ static int comm_rank(MPI_Comm comm)
     int r = -1;
     PMPI_Comm_rank(comm, &r);
     return r;
+}
+
+/* A vector call's count and displacement arrays a0..a3 (NULL: none) as C ints
+ * c[0..3]: each array itself where MPI_Fint is int (Open MPI and MPICH here),
+ * else a copy of the entries MPI reads on this rank: every rank's, or
+ * (root_only: gatherv, scatterv) the root's. rc: 0 or MPI_ERR_NO_MEM;
+ * ints_close frees the copies in either case. */
+struct ints {
+    int rc;
+    int *c[4], *copy[4];
+};
+
+static inline struct ints ints_open(MPI_Comm comm, int root_only, int root, const MPI_Fint *a0, const MPI_Fint *a1,
+                                    const MPI_Fint *a2, const MPI_Fint *a3)
+{
+    const MPI_Fint *a[4] = {a0, a1, a2, a3};
+    struct ints x = {0, {NULL}, {NULL}};
+    int n = sizeof(MPI_Fint) == sizeof(int) || (root_only && comm_rank(comm) != root) ? 0 : comm_size(comm);
+    for (int i = 0; i < 4; i++) {
+        x.c[i] = (int *)(uintptr_t)a[i];
+        if (sizeof(MPI_Fint) == sizeof(int) || !a[i] || n <= 0 || x.rc) continue;
+        if (!(x.copy[i] = malloc(sizeof(int) * (size_t)n))) {
+            x.rc = MPI_ERR_NO_MEM;
+            continue;
+        }
+        for (int j = 0; j < n; j++) x.copy[i][j] = (int)a[i][j];
+        x.c[i] = x.copy[i];
+    }
+    return x;
+}
+
+static inline void ints_close(struct ints *x)
+{
+    for (int i = 0; i < 4; i++) free(x->copy[i]);
 }
 
 /* ---------------------------------------------------------------- the calls */
@@ -287,13 +308,11 @@ static void f_gatherv P_GATHERV
     OSMP_MPI_FORWARD_IF_FOREIGN(mpi_gatherv_);
     enter(OSMP_COLL_GATHERV);
     MPI_Comm c = MPI_Comm_f2c(*comm);
-    int n = sizeof(fint) == sizeof(int) || comm_rank(c) != (int)*root ? 0 : comm_size(c), *t1, *t2;
-    int *rc = ints_c(rcounts, n, &t1), *di = ints_c(displs, n, &t2);
-    set_ierr(ierr, (n && (!rc || !di)) ? MPI_ERR_NO_MEM
-                 : MPI_Gatherv(buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), rc, di,
-                               MPI_Type_f2c(*rdt), (int)*root, c));
-    free(t1);
-    free(t2);
+    struct ints v = ints_open(c, 1, (int)*root, rcounts, displs, NULL, NULL);
+    set_ierr(ierr, v.rc ? v.rc
+                        : MPI_Gatherv(buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), v.c[0],
+                                      v.c[1], MPI_Type_f2c(*rdt), (int)*root, c));
+    ints_close(&v);
 }
 FORTRAN_NAMES(MPI_GATHERV, mpi_gatherv, f_gatherv, P_GATHERV)
 
@@ -305,13 +324,11 @@ static void f_scatterv P_SCATTERV
     OSMP_MPI_FORWARD_IF_FOREIGN(mpi_scatterv_);
     enter(OSMP_COLL_SCATTERV);
     MPI_Comm c = MPI_Comm_f2c(*comm);
-    int n = sizeof(fint) == sizeof(int) || comm_rank(c) != (int)*root ? 0 : comm_size(c), *t1, *t2;
-    int *sc = ints_c(scounts, n, &t1), *di = ints_c(displs, n, &t2);
-    set_ierr(ierr, (n && (!sc || !di)) ? MPI_ERR_NO_MEM
-                 : MPI_Scatterv(buf_c(sbuf, 0), sc, di, MPI_Type_f2c(*sdt), buf_c(rbuf, 1), (int)*rcount,
-                                MPI_Type_f2c(*rdt), (int)*root, c));
-    free(t1);
-    free(t2);
+    struct ints v = ints_open(c, 1, (int)*root, scounts, displs, NULL, NULL);
+    set_ierr(ierr, v.rc ? v.rc
+                        : MPI_Scatterv(buf_c(sbuf, 0), v.c[0], v.c[1], MPI_Type_f2c(*sdt), buf_c(rbuf, 1),
+                                       (int)*rcount, MPI_Type_f2c(*rdt), (int)*root, c));
+    ints_close(&v);
 }
 FORTRAN_NAMES(MPI_SCATTERV, mpi_scatterv, f_scatterv, P_SCATTERV)
 
@@ -323,13 +340,11 @@ static void f_allgatherv P_ALLGATHERV
     OSMP_MPI_FORWARD_IF_FOREIGN(mpi_allgatherv_);
     enter(OSMP_COLL_ALLGATHERV);
     MPI_Comm c = MPI_Comm_f2c(*comm);
-    int n = sizeof(fint) == sizeof(int) ? 0 : comm_size(c), *t1, *t2;
-    int *rc = ints_c(rcounts, n, &t1), *di = ints_c(displs, n, &t2);
-    set_ierr(ierr, (n && (!rc || !di)) ? MPI_ERR_NO_MEM
-                 : MPI_Allgatherv(buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), rc, di,
-                                  MPI_Type_f2c(*rdt), c));
-    free(t1);
-    free(t2);
+    struct ints v = ints_open(c, 0, 0, rcounts, displs, NULL, NULL);
+    set_ierr(ierr, v.rc ? v.rc
+                        : MPI_Allgatherv(buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), v.c[0],
+                                         v.c[1], MPI_Type_f2c(*rdt), c));
+    ints_close(&v);
 }
 FORTRAN_NAMES(MPI_ALLGATHERV, mpi_allgatherv, f_allgatherv, P_ALLGATHERV)
 
@@ -341,13 +356,11 @@ static void f_alltoallv P_ALLTOALLV
     OSMP_MPI_FORWARD_IF_FOREIGN(mpi_alltoallv_);
     enter(OSMP_COLL_ALLTOALLV);
     MPI_Comm c = MPI_Comm_f2c(*comm);
-    int n = sizeof(fint) == sizeof(int) ? 0 : comm_size(c), *t[4];
-    int *sc = ints_c(scounts, n, &t[0]), *sd = ints_c(sdispls, n, &t[1]);
-    int *rc = ints_c(rcounts, n, &t[2]), *rd = ints_c(rdispls, n, &t[3]);
-    set_ierr(ierr, (n && (!sc || !sd || !rc || !rd)) ? MPI_ERR_NO_MEM
-                 : MPI_Alltoallv(buf_c(sbuf, 1), sc, sd, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), rc, rd,
-                                 MPI_Type_f2c(*rdt), c));
-    for (int i = 0; i < 4; i++) free(t[i]);
+    struct ints v = ints_open(c, 0, 0, scounts, sdispls, rcounts, rdispls);
+    set_ierr(ierr, v.rc ? v.rc
+                        : MPI_Alltoallv(buf_c(sbuf, 1), v.c[0], v.c[1], MPI_Type_f2c(*sdt), buf_c(rbuf, 0), v.c[2],
+                                        v.c[3], MPI_Type_f2c(*rdt), c));
+    ints_close(&v);
 }
 FORTRAN_NAMES(MPI_ALLTOALLV, mpi_alltoallv, f_alltoallv, P_ALLTOALLV)
 
@@ -357,11 +370,11 @@ static void f_reduce_scatter P_REDUCE_SCATTER
     OSMP_MPI_FORWARD_IF_FOREIGN(mpi_reduce_scatter_);
     enter(OSMP_COLL_REDUCE_SCATTER);
     MPI_Comm c = MPI_Comm_f2c(*comm);
-    int n = sizeof(fint) == sizeof(int) ? 0 : comm_size(c), *t1;
-    int *rc = ints_c(rcounts, n, &t1);
-    set_ierr(ierr, (n && !rc) ? MPI_ERR_NO_MEM
-                 : MPI_Reduce_scatter(buf_c(sbuf, 1), buf_c(rbuf, 0), rc, MPI_Type_f2c(*dt), MPI_Op_f2c(*op), c));
-    free(t1);
+    struct ints v = ints_open(c, 0, 0, rcounts, NULL, NULL, NULL);
+    set_ierr(ierr, v.rc ? v.rc
+                        : MPI_Reduce_scatter(buf_c(sbuf, 1), buf_c(rbuf, 0), v.c[0], MPI_Type_f2c(*dt),
+                                             MPI_Op_f2c(*op), c));
+    ints_close(&v);
 }
 FORTRAN_NAMES(MPI_REDUCE_SCATTER, mpi_reduce_scatter, f_reduce_scatter, P_REDUCE_SCATTER)
 

@@ -73,13 +73,16 @@ static void count(MPI_Fint *n, MPI_Fint *dt, MPI_Fint *dest, MPI_Fint *comm)
             osmp__mpi_profile_send_init(MPI_Request_f2c(*req), (int)*n, MPI_Type_f2c(*dt), (int)*dest,       \
                                         MPI_Comm_f2c(*comm));                                                \
     }
-#define F_START(sym)                                                                                         \
+/* MPI_Start and MPI_Request_free: profile.c hears of the request (`tell`) before the library's call. */
+#define F_ONE_REQUEST(sym, tell)                                                                             \
     EXPORT void sym(MPI_Fint *req, MPI_Fint *ierr)                                                           \
     {                                                                                                        \
         NEXT(#sym, start_fn)                                                                                 \
-        if (osmp__mpi_profile_on()) osmp__mpi_profile_start(MPI_Request_f2c(*req));                          \
+        if (osmp__mpi_profile_on()) tell(MPI_Request_f2c(*req));                                             \
         next_(req, ierr);                                                                                    \
     }
+#define F_START(sym) F_ONE_REQUEST(sym, osmp__mpi_profile_start)
+#define F_REQUEST_FREE(sym) F_ONE_REQUEST(sym, osmp__mpi_profile_request_free)
 #define F_STARTALL(sym)                                                                                      \
     EXPORT void sym(MPI_Fint *cnt, MPI_Fint *reqs, MPI_Fint *ierr)                                           \
     {                                                                                                        \
@@ -87,13 +90,6 @@ static void count(MPI_Fint *n, MPI_Fint *dt, MPI_Fint *dest, MPI_Fint *comm)
         if (osmp__mpi_profile_on())                                                                          \
             for (MPI_Fint i = 0; i < *cnt; i++) osmp__mpi_profile_start(MPI_Request_f2c(reqs[i]));           \
         next_(cnt, reqs, ierr);                                                                              \
-    }
-#define F_REQUEST_FREE(sym)                                                                                  \
-    EXPORT void sym(MPI_Fint *req, MPI_Fint *ierr)                                                           \
-    {                                                                                                        \
-        NEXT(#sym, start_fn)                                                                                 \
-        if (osmp__mpi_profile_on()) osmp__mpi_profile_request_free(MPI_Request_f2c(*req));                   \
-        next_(req, ierr);                                                                                    \
     }
 #define F_SENDRECV(sym)                                                                                      \
     EXPORT void sym(void *sbuf, MPI_Fint *sn, MPI_Fint *sdt, MPI_Fint *dest, MPI_Fint *stag, void *rbuf,      \

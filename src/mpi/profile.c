@@ -240,19 +240,15 @@ static void forget(MPI_Request req)
 #define REMEMBER_IT                                                                                          \
     if (rc_ == MPI_SUCCESS) remember(*req, count, dt, dest, comm)
 
-ENTRY(Send, SEND_PARAMS, SEND_ARGS, COUNT_IT, NOTHING)
-ENTRY(Bsend, SEND_PARAMS, SEND_ARGS, COUNT_IT, NOTHING)
-ENTRY(Ssend, SEND_PARAMS, SEND_ARGS, COUNT_IT, NOTHING)
-ENTRY(Rsend, SEND_PARAMS, SEND_ARGS, COUNT_IT, NOTHING)
-ENTRY(Isend, ISEND_PARAMS, ISEND_ARGS, COUNT_IT, NOTHING)
-ENTRY(Ibsend, ISEND_PARAMS, ISEND_ARGS, COUNT_IT, NOTHING)
-ENTRY(Issend, ISEND_PARAMS, ISEND_ARGS, COUNT_IT, NOTHING)
-ENTRY(Irsend, ISEND_PARAMS, ISEND_ARGS, COUNT_IT, NOTHING)
-/* persistent sends count at each start, not here */
-ENTRY(Send_init, ISEND_PARAMS, ISEND_ARGS, NOTHING, REMEMBER_IT)
-ENTRY(Bsend_init, ISEND_PARAMS, ISEND_ARGS, NOTHING, REMEMBER_IT)
-ENTRY(Ssend_init, ISEND_PARAMS, ISEND_ARGS, NOTHING, REMEMBER_IT)
-ENTRY(Rsend_init, ISEND_PARAMS, ISEND_ARGS, NOTHING, REMEMBER_IT)
+/* The four send modes (standard, buffered, synchronous, ready), each blocking,
+ * non-blocking and persistent; persistent sends count at each start, not here. */
+#define SEND_MODES(M) M(Send, send) M(Bsend, bsend) M(Ssend, ssend) M(Rsend, rsend)
+#define BLOCKING(Name, name) ENTRY(Name, SEND_PARAMS, SEND_ARGS, COUNT_IT, NOTHING)
+#define NONBLOCKING(Name, name) ENTRY(I##name, ISEND_PARAMS, ISEND_ARGS, COUNT_IT, NOTHING)
+#define PERSISTENT(Name, name) ENTRY(Name##_init, ISEND_PARAMS, ISEND_ARGS, NOTHING, REMEMBER_IT)
+SEND_MODES(BLOCKING)
+SEND_MODES(NONBLOCKING)
+SEND_MODES(PERSISTENT)
 ENTRY(Start, (MPI_Request *req), (req), if (mode() == P_ON) started(*req), NOTHING)
 ENTRY(Startall, (int n, MPI_Request reqs[]), (n, reqs),
       if (mode() == P_ON) for (int i_ = 0; i_ < n; i_++) started(reqs[i_]), NOTHING)
