@@ -4,26 +4,16 @@ alternately with libosmp_mpi preloaded (NAME-MODE-osmp-K.json) and without
 (NAME-MODE-mpi-K.json), into one file: per operation and size the median over
 the runs of the compared statistic (osu: average over ranks, as OSU prints;
 b2b: maximum over ranks, IMB's t_max) for each side, and of the others.
-Only the runs of one state of the pair are merged (pairstate.py: near, siblings
-or far, whichever has the most runs on both sides); the file says which ("state") and
-how many runs of each state each side had ("runs_by_state"). When no state has
-runs on both sides, every run is merged and "state" is "mixed". --all-states
-merges every run ("state": "all"): under CPU hogs (bench/compare --hog) the
-round trip times the hogs' time slices, not where the pair sits.
 
-usage: merge.py [--all-states] OUT.json RUN.json [RUN.json ...]
+usage: merge.py OUT.json RUN.json [RUN.json ...]
 """
 import json
 import statistics
 import sys
 
-import pairstate
-
 
 def main():
     args = sys.argv[1:]
-    every = bool(args) and args[0] == "--all-states"
-    args = args[every:]
     if len(args) < 2 or args[0] in ("-h", "--help"):
         print(__doc__.strip())
         sys.exit(0 if args and args[0] in ("-h", "--help") else 2)
@@ -39,18 +29,11 @@ def main():
         sys.exit("merge.py: need runs with and without libosmp_mpi")
     if not all(r["preloaded"] for r in sides["osmp"]) or any(r["preloaded"] for r in sides["mpi"]):
         sys.exit("merge.py: libosmp_mpi was not loaded where it should be (or was where it should not)")
-    states = {who: [pairstate.state_of_run(r) for r in runs] for who, runs in sides.items()}
-    chosen = None if every else pairstate.pick(states["osmp"], states["mpi"])
-    by_state = {who: {s: v.count(s) for s in pairstate.STATES if s in v} for who, v in states.items()}
-    if chosen:
-        sides = {who: [r for r, s in zip(runs, states[who]) if s == chosen] for who, runs in sides.items()}
     first = sides["mpi"][0]
     mode = first["mode"]
     key = "avg_us" if mode == "osu" else "max_us"
     merged = {k: first[k] for k in ("processes", "mpi", "mode", "latency_us")}
     merged["line_rt_us"] = statistics.median(r["line_rt_us"] for r in sides["mpi"] + sides["osmp"])
-    merged["state"] = chosen or ("all" if every else "mixed" if any(s for v in states.values() for s in v) else "unknown")
-    merged["runs_by_state"] = by_state
     merged["runs"] = {who: len(runs) for who, runs in sides.items()}
     merged["compared"] = key
     merged["preloaded_seen"] = [r["preloaded"] for r in sides["osmp"]]

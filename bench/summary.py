@@ -12,8 +12,6 @@ import json
 import math
 import os
 
-import pairstate
-
 
 def lib_name(run):
     """'Open MPI v4.1.4, package ...' -> 'Open MPI 4.1.4'; 'MPICH Version: 4.0.2 ...' -> 'MPICH 4.0.2'."""
@@ -21,36 +19,6 @@ def lib_name(run):
     if s and s[0] == "Open":
         return " ".join(s[:2] + [s[2].lstrip("v")]) if len(s) > 2 else "Open MPI"
     return " ".join(s[:2]) if s else "MPI"
-
-
-def state_lines(runs):
-    """Which runs each comparison reads (merge.py's state), and a warning where it had to mix states."""
-    out, mixed = [], []
-    for r in runs:
-        if r["mode"] == "side" or "state" not in r:
-            continue
-        seen = r["runs_by_state"]
-        counts = ", ".join(f"{who}: " + (" ".join(f"{k} {v}" for k, v in seen[who].items()) or "none")
-                           for who in ("osmp", "mpi"))
-        used = r["runs"]
-        if r["state"] in ("near", "siblings", "far"):
-            left = sum(seen["osmp"].values()) + sum(seen["mpi"].values()) - used["osmp"] - used["mpi"]
-            out.append(f"- {lib_name(r)}, {r['mode']}: the {r['state']} pair, {used['osmp']} "
-                       f"run{'s' * (used['osmp'] != 1)} with OSMP and "
-                       f"{used['mpi']} without" + (f" ({left} run{'s' * (left != 1)} of other states left out; by state: {counts})"
-                                                    if left else ""))
-        else:
-            why = {"mixed": f"states mixed ({counts})", "all": "under the hogs, whose time slices the round trip times"}
-            out.append(f"- {lib_name(r)}, {r['mode']}: every run, {why.get(r['state'], 'no state timed')}")
-            mixed += [f"{lib_name(r)} {r['mode']}"] if r["state"] == "mixed" else []
-    text = ("Runs read, by the state of the pair (cache-line round trip before and after each run: siblings below "
-            f"{pairstate.SIBLINGS_RT_US} us, one physical core's hyperthreads; near below {pairstate.FAR_RT_US} us; "
-            "far above; changed: two of these; bench/pairstate.py):\n\n" + "\n".join(out) + "\n"
-            if out else "")
-    if mixed:
-        text += (f"\n**WARNING: no state of the pair had runs both with and without OSMP ({', '.join(mixed)}): those "
-                 "medians mix states and describe no one machine (more --runs, or bench/ab --states).**\n")
-    return text
 
 
 def main():
@@ -73,21 +41,19 @@ def main():
     if a.warn:
         print(f"**{a.warn}**\n")
     # Each run's own round trips, before and after its measurement (LIB-MODE-osmp|mpi-K.json beside the merged
-    # files): a host that moved the pair between runs, or during one, mixes two machines in one median, so
-    # merge.py keeps the runs of one state (pairstate.py) and says which.
+    # files): their spread says how steady the machine was.
     rts = []
     for path in sorted(glob.glob(os.path.join(a.out, "*-*-*-[0-9]*.json"))):
         try:
             run = json.load(open(path))
         except (OSError, ValueError):
             continue
-        rts += pairstate.round_trips(run)
-    span = (f" (median of the first comparison's runs read; {min(rts):.3f}-{max(rts):.3f} us over every run, before "
+        rts += [x for x in (run.get("line_rt_us"), run.get("line_rt_after_us")) if isinstance(x, (int, float)) and x > 0]
+    span = (f" (median of the first comparison's runs; {min(rts):.3f}-{max(rts):.3f} us over every run, before "
             "and after each)" if rts else "")
     print(f"Cache-line round trip {runs[0]['line_rt_us']:.3f} us{span}. bound = one-way cache-line latency + the time "
           "one core takes to copy the bytes that must reach the busiest rank, just written by another core, into a "
           "hot buffer (measured per size in the same run).\n")
-    print(state_lines(runs))
     modes = {"osu": "OSU mode: per-call latency, the library's own barrier between calls, average over ranks "
                     "(median of the runs); OSMP = the same binary with libosmp_mpi preloaded",
              "b2b": "Back-to-back mode (IMB): calls in a row, time per call, maximum over ranks (median of the runs); "

@@ -550,9 +550,9 @@ int main(int argc, char **argv)
     PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
     PMPI_Comm_rank(node, &nr);
     PMPI_Comm_size(node, &ns);
-    /* The round trip, before and after, even without the bound: this host moves
-     * the pair between near and far from one run to the next (bench/ab --states
-     * reports a run by its own two). Not oversubscribed without the bound: the
+    /* The round trip, before and after, even without the bound: the two say
+     * whether the machine stayed the same through the run (bench/summary.py
+     * gives their spread). Not oversubscribed without the bound: the
      * ping-pong spins, and a peer without a core of its own answers a time slice
      * later. */
     int line_timed = !no_bound || ns <= sysconf(_SC_NPROCESSORS_ONLN);

@@ -79,20 +79,14 @@ assert [(r[0], r[1]) for r in rows] == [("allreduce", "8"), ("barrier", "0")], r
 # three latencies, then three ratios (printed to 2 decimals: a busy machine can make one 0.00)
 assert all(len(r) == 8 and all(float(x) > 0 for x in r[2:5]) and all(float(x) >= 0 for x in r[5:]) for r in rows), rows
 PY
-  # --states: every run is filed by the round trips it timed itself (osmp-bench's state: line, also
-  # printed with --no-bound), under near, far or changed.
-  "$src/bench/ab" --build "$build" --base "$build" --runs 1 -n 2 --states -- --mode b2b --ops barrier --sizes 8 \
-    --iters 20 --warmup 2 --rounds 1 >"$tmp/abs.txt" 2>&1 || { echo "bench/ab --states failed:"; cat "$tmp/abs.txt"; fail=1; }
-  grep -Eq '^(near|siblings|far|changed) pair \(cache-line round trip ' "$tmp/abs.txt" ||
-    { echo "bench/ab --states: no state named:"; cat "$tmp/abs.txt"; fail=1; }
+  # osmp-bench prints the cache-line round trip it timed before and after its measurement, also with --no-bound.
   out=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -n 2 --bind-to core "$bench" --mode b2b \
     --ops barrier --iters 5 --warmup 1 --rounds 1 --no-bound 2>&1)
   grep -Eq '^state: cache-line round trip [0-9.]+ us before the measurement, [0-9.]+ us after$' <<<"$out" ||
     { echo "osmp-bench --no-bound printed no state: line:"; echo "$out"; fail=1; }
 fi
-# bench/merge.py reads each comparison in one state of the pair (bench/pairstate.py): of near and far, the one
-# with the most runs on both sides; every run, "mixed", when none has runs on both. bench/summary.py says which
-# runs each table read and warns about a mixed one.
+# bench/merge.py merges every run of each side (the median per operation and size); bench/summary.py gives
+# the spread of the round trips the runs timed.
 mkdir -p "$tmp/sum"
 python3 - "$tmp/sum" "$src/bench" <<'PY' || fail=1
 import glob, json, os, subprocess, sys
@@ -115,39 +109,15 @@ def runs(osmp, mpi, *flags):
     out = subprocess.run(["python3", os.path.join(bench, "summary.py"), "--out", d, merged], capture_output=True,
                          text=True, check=True).stdout
     return out, json.load(open(merged))
-# All near: every run read, no warning.
 out, m = runs([(0.07, 0.05, 1.0), (0.06, 0.08, 3.0)], [(0.08, 0.07, 2.0), (0.06, 0.06, 4.0)])
-assert m["state"] == "near" and m["runs"] == {"osmp": 2, "mpi": 2} and m["results"][0]["osmp_us"] == 2.0, m
-assert "(median of the first comparison's runs read; 0.050-0.080 us over every run" in out, out
-assert "- Open MPI 4.1.4, osu: the near pair, 2 runs with OSMP and 2 without\n" in out and "WARNING" not in out, out
-# Near in two runs a side, far in one, changed in one: the near ones are read (the far and changed ones would
-# have moved both medians).
+assert m["runs"] == {"osmp": 2, "mpi": 2} and m["results"][0]["osmp_us"] == 2.0, m
+assert "(median of the first comparison's runs; 0.050-0.080 us over every run" in out, out
+# Runs whose round trips differ are merged alike: every run read.
 out, m = runs([(0.07, 0.05, 1.0), (0.45, 0.50, 9.0), (0.06, 0.08, 3.0)],
               [(0.08, 0.07, 2.0), (0.06, 0.52, 7.0), (0.06, 0.06, 4.0)])
-assert m["state"] == "near" and m["runs"] == {"osmp": 2, "mpi": 2}, m
-assert m["runs_by_state"] == {"osmp": {"near": 2, "far": 1}, "mpi": {"near": 2, "changed": 1}}, m
-assert (m["results"][0]["osmp_us"], m["results"][0]["mpi_us"]) == (2.0, 3.0), m
-assert "2 runs with OSMP and 2 without (2 runs of other states left out; by state: osmp: near 2 far 1, mpi: " \
-       "near 2 changed 1)" in out and "WARNING" not in out, out
-# More far runs on both sides than near: far is read.
-out, m = runs([(0.45, 0.50, 9.0), (0.06, 0.08, 3.0), (0.40, 0.41, 11.0)],
-              [(0.48, 0.47, 7.0), (0.06, 0.06, 4.0), (0.39, 0.44, 5.0)])
-assert m["state"] == "far" and (m["results"][0]["osmp_us"], m["results"][0]["mpi_us"]) == (10.0, 6.0), m
-# Both on one physical core's hyperthreads (round trip below 0.045 us) in two runs a side: siblings are read; a
-# run that went from siblings to near is changed.
-out, m = runs([(0.031, 0.032, 5.0), (0.07, 0.08, 1.0), (0.03, 0.033, 7.0), (0.03, 0.07, 20.0)],
-              [(0.032, 0.031, 2.0), (0.08, 0.07, 3.0), (0.03, 0.04, 4.0)])
-assert m["state"] == "siblings" and (m["results"][0]["osmp_us"], m["results"][0]["mpi_us"]) == (6.0, 3.0), m
-assert m["runs_by_state"]["osmp"] == {"near": 1, "siblings": 2, "changed": 1}, m
-assert "the siblings pair, 2 runs with OSMP and 2 without" in out, out
-# No state on both sides: every run, and a warning.
-out, m = runs([(0.07, 0.05, 1.0)], [(0.45, 0.50, 9.0)])
-assert m["state"] == "mixed" and m["runs"] == {"osmp": 1, "mpi": 1}, m
-assert "every run, states mixed (osmp: near 1, mpi: far 1)" in out and "WARNING: no state of the pair" in out, out
-# Under hogs (bench/compare --hog: merge.py --all-states) the round trips time the hogs: every run, no warning.
-out, m = runs([(0.07, 0.05, 1.0), (0.45, 9.50, 9.0), (0.06, 0.08, 3.0)], [(4.1, 0.07, 2.0)], "--all-states")
-assert m["state"] == "all" and m["runs"] == {"osmp": 3, "mpi": 1} and m["results"][0]["osmp_us"] == 3.0, m
-assert "every run, under the hogs" in out and "WARNING" not in out, out
+assert m["runs"] == {"osmp": 3, "mpi": 3}, m
+assert (m["results"][0]["osmp_us"], m["results"][0]["mpi_us"]) == (3.0, 4.0), m
+assert "0.050-0.520 us over every run" in out and "WARNING" not in out, out
 PY
 [ $fail = 0 ] && echo "bench-cli: ok"
 exit $fail
