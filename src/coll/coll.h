@@ -89,14 +89,6 @@ enum { OSMP__SIZE_INLINE, OSMP__SIZE_MEDIUM, OSMP__SIZE_LARGE, OSMP__NSIZES };
  * against 0.42-0.63x; 4-16 KiB alike (README "Flat teams"). */
 #define OSMP__DIRECT_READ_MAX 16384
 
-/* What the settings that depend on a pair's distance are made from (team.c
- * pair_far): the knobs, and what team creation found. */
-struct osmp__far_rules {
-    int64_t stream_knob;                               /* OSMP_STREAM_MIN: -1 auto, -2 never, else bytes */
-    uint64_t single_copy_min, single_copy_min_threads; /* OSMP_SINGLE_COPY_MIN(_THREADS) */
-    int single_copy_auto, one_process, cma_slow;
-};
-
 /* What the algorithms of one participant run on. The team (team/team.h) embeds
  * it and owns what its pointers point to. */
 struct osmp__coll {
@@ -115,7 +107,6 @@ struct osmp__coll {
 
     uint64_t step;          /* first step of the next phase; the same on every participant */
     int oversubscribed;     /* more participants than CPUs to run on (team.c): waiters yield at once */
-    int far_pair;           /* two processes far apart (team.c's latency probe): osmp__next_line_prefetch */
     /* Ring slots and mini lines taken so far (osmp__slots_take), the same on every participant. */
     uint64_t pass_slots[2];
     /* A "done reading" publication this participant owes (osmp__owe): made at
@@ -127,7 +118,6 @@ struct osmp__coll {
     /* Per collective: blocks from this size are copied once (SIZE_MAX where
      * single copy does not work; team.c). */
     size_t single_copy_min[OSMP_COLL_COUNT];
-    size_t single_copy_max[OSMP_COLL_COUNT]; /* and below this (SIZE_MAX: no bound) */
     size_t own_stream_min; /* an exchange copies my own block with streaming stores from this size (osmp__copy_own) */
     /* Per collective, size class and single copy (0/1): the algorithm to run,
      * resolved at team creation from the selection table and OSMP_<OP>_ALG. */
@@ -138,13 +128,6 @@ struct osmp__coll {
     size_t *displs; /* [size] block displacements for reduce_scatter's ring (its calls give counts only) */
     struct osmp__trace *trace; /* OSMP_TRACE (coll/trace.h), NULL when off */
     struct osmp__slicing *slicing[2]; /* sliced reductions: [0] one group, [1] the plan's levels; built on first use */
-    /* A pair whose distance team creation measured (OSMP_PAIR_LATENCY=auto)
-     * measures it again once its calls have moved reprobe_every bytes
-     * (OSMP_PAIR_REPROBE; 0: never), the same call on both (osmp__reprobe_due),
-     * and the settings that follow from it change with it (team.c). */
-    uint64_t reprobe_every, reprobe_credit;
-    uint64_t probes; /* those made so far (they number the probe lines' values: osmp__mb_pair_probe) */
-    struct osmp__far_rules far_rules;
 };
 typedef struct osmp__coll *osmp__coll_t;
 
@@ -175,19 +158,11 @@ static inline void osmp__owe(osmp__coll_t t, int dir, uint64_t step)
 }
 
 /* Fetch my line dir for the next direct call's store, off its critical path.
- * On a pair far apart for writing (PREFETCHW): the store then finds the line
- * exclusive instead of taking it back from its reader first, a crossing (2
- * processes, per call, bench/ab: with the barrier on these lines too, barrier
- * 0.54-0.58 of the time, bcast and allreduce of 8 B 0.84-0.99); on a near pair
- * a read prefetch, as before (for writing, there the peer already polling the
- * line for the next call lost it: 1.10-1.28 of the time). */
+ * A read prefetch: a prefetch for writing would take the line from a peer
+ * that already polls it for the next call. */
 static inline void osmp__next_line_prefetch(osmp__coll_t t, int dir)
 {
-    const void *line = osmp__mb_chan(&t->mb, t->rank, dir);
-    if (t->far_pair)
-        osmp__prefetch_write(line);
-    else
-        __builtin_prefetch(line, 1, 3);
+    __builtin_prefetch(osmp__mb_chan(&t->mb, t->rank, dir), 1, 3);
 }
 
 /* Make the "done reading" owed (osmp__owe) unless a publication of this call
@@ -228,22 +203,6 @@ static inline uint64_t osmp__minis_take(osmp__coll_t t, uint64_t k)
 static inline int osmp__mini_slot(uint64_t i)
 {
     return OSMP__SLOT_MINI((int)(i % OSMP__MINI_SLOTS));
-}
-
-/* After writing k mini lines of dir on a pair far apart: fetch for writing
- * (PREFETCHW) the k lines the next call takes first if it is alike (two or
- * more start at an even line), as osmp__next_line_prefetch does for the direct
- * calls' lines. A writer back to back (the root of scatter, the senders of
- * gather) otherwise stores into lines its reader read a ring ago, each store
- * waiting for its line to come back, a crossing, once its stores fill the
- * store buffer. Not on a near pair: there the reader may already be polling
- * that line for the next call (osmp__next_line_prefetch). */
-static inline void osmp__next_mini_prefetch(osmp__coll_t t, int dir, int k)
-{
-    if (!t->far_pair) return;
-    uint64_t next = t->pass_slots[1] + (k > 1 && t->pass_slots[1] % 2);
-    for (int j = 0; j < k; j++)
-        osmp__prefetch_write(osmp__mb_slot(&t->mb, t->rank, dir, osmp__mini_slot(next + (uint64_t)j)));
 }
 
 /* The trace's reports (coll/trace.h): one branch each when tracing is off. */
@@ -289,22 +248,9 @@ struct osmp__args {
     int root;
     int radix;       /* the tree base case chosen with the algorithm */
     int single_copy; /* copy blocks once, straight from the source buffer */
-    size_t copy_min, copy_max; /* this call's single_copy_min and _max (osmp__copy_once) */
+    size_t copy_min; /* this call's single_copy_min (osmp__copy_once) */
     size_t staged;   /* bytes the entry point first copied within my memory (in place), for the trace */
 };
-
-/* Is this call, of `bytes` per block, the one that measures the pair again?
- * Both ranks count alike: every rank of a call that is not a vector variant
- * has the same bytes. */
-static inline int osmp__reprobe_due(osmp__coll_t t, const struct osmp__args *a, size_t bytes)
-{
-    if (__builtin_expect(!t->reprobe_every, 1)) return 0;
-    t->reprobe_credit += (a->vector ? 0 : bytes) + OSMP__PAIR_REPROBE_CALL;
-    return t->reprobe_credit >= t->reprobe_every;
-}
-/* Measure the pair's distance again and apply what follows from it (team.c);
- * OSMP_OK, or the status of a lost peer. */
-int osmp__pair_reprobe(osmp__coll_t t);
 
 static inline size_t osmp__count_of(const struct osmp__args *a, int r)
 {
@@ -363,7 +309,7 @@ int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a);
  * straight from where it is (both sides decide alike from the block's size). */
 static inline int osmp__copy_once(const struct osmp__args *a, size_t bytes)
 {
-    return bytes >= a->copy_min && bytes < a->copy_max;
+    return bytes >= a->copy_min;
 }
 
 /* My own block of an exchange (allgather(v), alltoall(v)) from my input into

@@ -281,10 +281,6 @@ void osmp__select_init(osmp__coll_t t, const struct osmp__choice forced[OSMP_COL
 int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a)
 {
     size_t bytes = a->count * a->esize;
-    if (osmp__reprobe_due(t, a, bytes)) { /* (a pair of processes, now and then) */
-        int rc = osmp__pair_reprobe(t);
-        if (rc) return rc;
-    }
     /* Enough steps in one phase for one chunk each, also per rank (scatter):
      * only a huge message needs the two divisions. */
     if (__builtin_expect(bytes >= (size_t)1 << 30, 0) &&
@@ -293,7 +289,6 @@ int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a)
     int sz = bytes <= OSMP_INLINE_MAX ? OSMP__SIZE_INLINE : bytes <= OSMP__MEDIUM_MAX ? OSMP__SIZE_MEDIUM
                                                                                        : OSMP__SIZE_LARGE;
     a->copy_min = t->single_copy_min[c];
-    a->copy_max = t->single_copy_max[c];
     a->single_copy = osmp__copy_once(a, bytes);
     const struct osmp__choice *ch = &t->choice[c][sz][a->single_copy];
     a->radix = ch->radix;

@@ -75,14 +75,6 @@ int osmp__trace_open(struct osmp__trace **out, const char *base, int rank, int s
     return OSMP_OK;
 }
 
-void osmp__trace_settings(struct osmp__trace *tr, int far, int cma_slow, uint64_t probe)
-{
-    if (tr && tr->f)
-        fprintf(tr->f,
-                "{\"kind\": \"settings\", \"far\": %d, \"cma_slow\": %d, \"probe\": %llu, \"call\": %llu}\n",
-                far, cma_slow, (unsigned long long)probe, (unsigned long long)tr->call);
-}
-
 int osmp__trace_sink(struct osmp__trace **tr, uint64_t *acc, int rank, int size)
 {
     if (!*tr && !(*tr = calloc(1, sizeof(**tr)))) return OSMP_ERR_NO_MEMORY;

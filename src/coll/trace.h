@@ -32,13 +32,6 @@ struct osmp__coll;
  * created. */
 int osmp__trace_open(struct osmp__trace **tr, const char *base, int rank, int size, int core);
 void osmp__trace_close(struct osmp__trace *tr);
-/* Then, once the team is set up, what it decided alike on every participant
- * from measurements: {"kind": "settings", "far": F, "cma_slow": S, "probe": P,
- * "call": K} (a pair far apart, OSMP_PAIR_LATENCY; CMA dear here,
- * OSMP_CMA_COST); again at each later measurement of a pair's distance
- * (OSMP_PAIR_REPROBE: P counts them, K is the call that made it, whose path
- * follows F). tr may be NULL. */
-void osmp__trace_settings(struct osmp__trace *tr, int far, int cma_slow, uint64_t probe);
 /* Also (or only, when *tr is NULL: no file) add each call's copies to acc
  * (OSMP_TEAM_PARAM_TRAFFIC: size * size bytes by [src][dst], then size * size
  * counts of the calls that moved bytes from src to dst) when the call ends.

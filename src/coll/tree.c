@@ -332,10 +332,7 @@ int osmp__pass_up(const struct osmp__pass *p, size_t c, const char *in, char *ou
         osmp__mb_publish(m, OSMP__UP, s); /* my chunk is ready, my children's slots are free */
         return OSMP_OK;
     }
-    if (parent >= 0) {
-        osmp__mb_publish_minis(m, OSMP__UP, p->first_slot + c * (uint64_t)L, L, s);
-        osmp__next_mini_prefetch(t, OSMP__UP, L);
-    }
+    if (parent >= 0) osmp__mb_publish_minis(m, OSMP__UP, p->first_slot + c * (uint64_t)L, L, s);
     if (p->tree->nchildren) osmp__mb_publish(m, OSMP__UP, s);
     return OSMP_OK;
 }
@@ -375,10 +372,7 @@ int osmp__pass_down(const struct osmp__pass *p, size_t c, char *buf)
             osmp__stage(p->t, dst, mine + (size_t)j * OSMP__MINI_DATA, piece_of(p, bytes, j));
         }
         osmp__trace_copy(p->t, p->t->rank, p->t->rank, bytes);
-        if (p->lines) {
-            osmp__mb_publish_minis(m, OSMP__DOWN, p->first_slot + c * (uint64_t)L, L, s);
-            osmp__next_mini_prefetch(p->t, OSMP__DOWN, L);
-        }
+        if (p->lines) osmp__mb_publish_minis(m, OSMP__DOWN, p->first_slot + c * (uint64_t)L, L, s);
     }
     if (!p->lines || parent >= 0) osmp__mb_publish(m, OSMP__DOWN, s); /* (also) my parent's line is free */
     return OSMP_OK;

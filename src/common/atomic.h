@@ -109,20 +109,6 @@ static inline void osmp__compiler_fence(void)
     atomic_signal_fence(memory_order_seq_cst);
 }
 
-/* Fetch the line at p for writing (exclusive), ahead of a store that would
- * otherwise wait for it on a critical path. On x86-64, PREFETCHW itself: gcc
- * emits it for __builtin_prefetch(p, 1) only with -mprfchw, which a generic
- * build lacks (it then emitted a read prefetch, which leaves the line shared
- * with its reader); processors without it run the opcode as a NOP. */
-static inline void osmp__prefetch_write(const void *p)
-{
-#if defined(__x86_64__)
-    __asm__ __volatile__("prefetchw %0" ::"m"(*(const char *)p));
-#else
-    __builtin_prefetch(p, 1, 3);
-#endif
-}
-
 static inline void osmp__cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

@@ -24,7 +24,7 @@ static long launcher_rank(void)
 
 static int parse(const char *v)
 {
-    static const char *const names[OSMP__FAULT_KINDS] = {"copy:", "alloc:", "seg:", "far:"};
+    static const char *const names[OSMP__FAULT_KINDS] = {"copy:", "alloc:", "seg:"};
     for (int k = 0; k < OSMP__FAULT_KINDS; k++) {
         size_t len = strlen(names[k]);
         if (strncmp(v, names[k], len) != 0) continue;
@@ -50,7 +50,7 @@ int osmp__fault_slow(enum osmp__fault_kind k)
         const char *v = osmp__knob_str(OSMP_KNOB_FAULT);
         int bad = *v && parse(v);
         if (bad)
-            fprintf(stderr, "osmp: OSMP_FAULT=\"%s\" must be copy:N, alloc:N, seg:N or far:N, optionally @RANK; "
+            fprintf(stderr, "osmp: OSMP_FAULT=\"%s\" must be copy:N, alloc:N or seg:N, optionally @RANK; "
                             "no fault\n", v);
         st = !bad && *v && fault_at > 0 ? 2 : 1;
         osmp__store32(&osmp__fault_state, st);
@@ -58,8 +58,8 @@ int osmp__fault_slow(enum osmp__fault_kind k)
     if (st != 2 || k != fault_kind) return 0;
     if (osmp__fetch_add32(&seen[k], 1) + 1 != (uint32_t)fault_at) return 0;
     /* Said, so that a test knows the event happened (and stops raising N when it does not). */
-    static const char *const what[OSMP__FAULT_KINDS] = {"single copy", "allocation", "segment creation/attach",
-                                                        "pair distance measurement"};
+    static const char *const what[OSMP__FAULT_KINDS] = {"single copy", "allocation",
+                                                        "segment creation/attach"};
     fprintf(stderr, "osmp: OSMP_FAULT: %s %ld of this process fails\n", what[k], fault_at);
     return 1;
 }

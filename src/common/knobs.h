@@ -28,28 +28,12 @@
                                "allgather(v) and alltoall(v), where every rank receives as much as it sends " \
                                "and staging adds a copy on every core, blocks of 2621440 / n^2 bytes on n "   \
                                "processes (655360 on 2), 131072 at least; 33554432 for the others; 16384 "   \
-                               "for allgather(v) and alltoall(v) on a pair of processes that "               \
-                               "OSMP_PAIR_LATENCY finds far apart (for every collective there with "         \
-                               "OSMP_STREAM_MIN=never)")                                                     \
-    X(PAIR_LATENCY, "auto", "one-way cache-line latency between the two processes of a pair team, ns: auto "   \
-                            "(measured at team creation, 64 round trips) or a number; above 150 the pair is "  \
-                            "far apart (other packages; a virtual machine whose host placed the two vCPUs "   \
-                            "on different sockets): OSMP_STREAM_MIN=auto streams from 1 KiB there, and "      \
-                            "OSMP_SINGLE_COPY_MIN=auto copies allgather and alltoall once from 16 KiB")       \
-    X(PAIR_REPROBE, "auto", "bytes a pair team's calls move between two measurements of OSMP_PAIR_LATENCY=auto "  \
-                            "(the host of a virtual machine may move its vCPUs between sockets while a job "  \
-                            "runs; each takes 16 round trips at the start of a call, and every call counts "  \
-                            "256 bytes besides its message): auto (67108864), 0 (measure at team creation "   \
-                            "only) or an integer")                                                            \
-    X(CMA_COST, "auto", "CMA's time to copy 256 KiB over memcpy's, percent: auto (measured once per process "   \
-                        "by the rank 0 of a team of processes, with OSMP_SINGLE_COPY_MIN=auto) or a number; "   \
-                        "from 200 (a virtual machine's page walks) OSMP_SINGLE_COPY_MIN=auto stages "          \
-                        "allgather and alltoall through the slots up to 33554432 as the others, and a far "    \
-                        "pair copies their blocks once only from 16384 up to 524287")                         \
+                               "for allgather(v) and alltoall(v) in a team whose participants share no "    \
+                               "last-level cache (for every collective there with OSMP_STREAM_MIN=never)")  \
     X(STREAM_MIN, "auto", "smallest chunk (bytes) a participant writes into its ring slots with non-temporal "   \
                           "stores, which send the lines to memory instead of first fetching them back from "  \
-                          "the reader's cache: auto (1024 on a pair that OSMP_PAIR_LATENCY finds far apart, "  \
-                          "else never), an integer in 0..2^40, or never")                                    \
+                          "the reader's cache: auto (1024 in a team whose participants share no "            \
+                          "last-level cache, else never), an integer in 0..2^40, or never")                  \
     X(SINGLE_COPY_MIN_THREADS, "49", "the same for teams whose participants are threads of one process "       \
                                      "(plain loads; the default: every message larger than a mailbox line's " \
                                      "inline data; reduce stages between threads at every size)")             \
@@ -68,9 +52,8 @@
     X(TRACE, "", "write a transfer trace: each participant writes PREFIX.<team rank>.jsonl, one line per "   \
                  "(call, source, destination) of payload copied and per call of data reduced (README)")     \
     X(FAULT, "", "testing: copy:N, alloc:N or seg:N makes this process's N-th single copy, allocation "     \
-                 "(team creation, collectives) or segment creation/attach fail; far:N makes its N-th later "    \
-                 "measurement of a pair's distance (OSMP_PAIR_REPROBE, rank 0's) find the pair far apart; @R: " \
-                 "only in rank R (osmp-run's, or the MPI launcher's)")                                         \
+                 "(team creation, collectives) or segment creation/attach fail; @R: only in rank R "     \
+                 "(osmp-run's, or the MPI launcher's)")                                                  \
     X(VERBOSE, "0", "libosmp_mpi: 1 prints why calls fall back (once per reason) and per-call counts at "    \
                     "MPI_Finalize")                                                                          \
     X(MPI_DISABLE, "0", "libosmp_mpi: 1 passes every call to the MPI library; or a list of operations to "   \
@@ -110,39 +93,16 @@
  * gather and scatter the staged copies run on two cores at once, pipelined,
  * and the slots won up to 16 MiB. */
 #define OSMP__SINGLE_COPY_MIN_AUTO 33554432L
-/* A pair far apart (one-way line latency above OSMP__PAIR_FAR_NS): there a
- * staged line crosses twice, the writer taking it back from the reader's cache
- * and the reader fetching it, where a single copy reads the source once (and
- * a source that did not change since the last call not at all). This machine's
- * two vCPUs sometimes sit on different host sockets (line round trip 0.46-0.48
- * us against 0.07): 2 processes, OSU timing, 8 KiB-64 KiB, Open MPI, default ->
- * OSMP_SINGLE_COPY_MIN=8192: bcast 32 KiB 8.6-9.8 -> 4.1-4.5 us (Open MPI alone
- * 4.6-5.0), gather 8.6-8.9 -> 4.9-5.5 (6.0-6.2), scatter 9.1-9.4 -> 4.8-5.5
- * (5.8-6.1), alltoall 10.7-10.8 -> 5.4-6.2 (7.3-7.7); back to back 256 KiB
- * bcast 52-54 -> 44-50 (42-47), alltoall 85-90 -> 52-61 (53-57). Allgather
- * stayed at 10.5-11.2 (7.2-7.7): its direct algorithm had no single copy, and
- * now hands such blocks to the ring. Since then such a pair stages with
- * streaming stores (OSMP__STREAM_MIN_FAR), which crosses once too and pins no
- * pages: README "Single copy"; the exchanges keep the single copy. */
+/* A team whose participants share no last-level cache (team.c): every line
+ * staged through a slot crosses twice, the writer taking it back from the
+ * reader's cache and the reader fetching it, where a single copy reads the
+ * source once and a line written with streaming stores crosses once, through
+ * memory. There the exchanges copy once from OSMP__SINGLE_COPY_MIN_FAR (the
+ * others too where their slots are not streamed), and OSMP_STREAM_MIN=auto
+ * streams from OSMP__STREAM_MIN_FAR: in smaller chunks the slot's counter
+ * line, which crosses both ways regardless, outweighs the lines saved. */
 #define OSMP__SINGLE_COPY_MIN_FAR 16384L
-/* OSMP_STREAM_MIN=auto on such a pair (mailbox.h osmp__mb_fill). From 1 KiB:
- * far, back to back, streaming 1 KiB took 0.55-0.76 of the time, 128-256 B
- * 0.95-0.99 (no gain; their ring slot's counter line still travels both ways);
- * near, it cost 1.15-1.54 at 128 B-1 KiB (README "Single copy"). */
 #define OSMP__STREAM_MIN_FAR 1024L
-#define OSMP__PAIR_FAR_NS 150
-/* OSMP_PAIR_REPROBE=auto: the pair's distance again after 64 MiB of messages
- * (and OSMP__PAIR_REPROBE_CALL bytes per call, so that small calls count too).
- * This machine's host moved the pair between near and far in 1-2 of every 12
- * benchmark runs of a few seconds (bench/ab --states, "changed"), and the
- * settings of the other state cost up to 1.3x Open MPI's time where the right
- * ones take 0.4-0.7x (2 processes near, per call, `bench/ab --base build
- * --base-env OSMP_PAIR_LATENCY=500`: reduce, gather, scatter and bcast of 2 KiB
- * 1.02-1.30x, allgather and alltoall of 1 MiB 1.13-1.15x). A measurement costs
- * 16 round trips, 2-8 us: at 1 MiB calls one per 64 calls (~8 ms), at 8 B one
- * per 262144 calls. */
-#define OSMP__PAIR_REPROBE_AUTO 67108864L
-#define OSMP__PAIR_REPROBE_CALL 256
 #define OSMP__SINGLE_COPY_EXCHANGE_TEAM 2621440L /* n^2 x block */
 /* An exchange's own block (osmp__copy_own in coll.h) is written with streaming
  * stores once n^2 x block reaches half the last-level cache the team sits
@@ -157,16 +117,6 @@
  * back, near) and nothing at 4 MiB: half the cache, 16 MiB. */
 #define OSMP__OWN_STREAM_TEAM 4194304L
 #define OSMP__SINGLE_COPY_EXCHANGE_FLOOR 131072L
-/* OSMP_CMA_COST (shm.h osmp__cma_cost) from which CMA counts as slow. This
- * machine's host, some days: CMA 2.7-3.6 times memcpy's time (ctest -R
- * unit.shm -V; it pins every 4 KiB page), and the slots beat it in the
- * exchanges at every size measured, near (2 processes, OSU timing, bench/ab --base-env
- * OSMP_SINGLE_COPY_MIN=67108864, 8-14 runs: allgather and alltoall of 1-8 MiB
- * 0.81-0.91 of CMA's time), and on a far pair from 512 KiB (4 runs: 0.81-0.95
- * at 512 KiB-4 MiB; CMA still won 16-256 KiB, 0.4-0.8). The days the rule
- * above was measured, CMA won from 640 KiB. README "Single copy". */
-#define OSMP__CMA_SLOW_PCT 200
-#define OSMP__SINGLE_COPY_FAR_SLOW_MAX 524288L
 
 /* After them, one OSMP_<OP>_ALG per collective of OSMP_COLL_MAP (osmp.h), whose
  * values are the names in that collective's algorithm table (coll/select.c),

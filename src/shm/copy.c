@@ -311,45 +311,6 @@ int osmp__copy_probe(pid_t pid, int same_process, void *dst, const void *src, si
     return copy(pid, same_process, dst, src, len, 0);
 }
 
-/* How much dearer CMA is than a plain copy here, measured once per process:
- * process_vm_readv of this process's own buffer goes through the same page
- * pinning as a peer's. Best of COST_REPS, each side, on hot buffers. */
-#define COST_BYTES (256u << 10)
-#define COST_REPS 5
-static pthread_once_t cost_once = PTHREAD_ONCE_INIT;
-static int cost_pct = -1;
-
-static void measure_cost(void)
-{
-    char *a = aligned_alloc(4096, COST_BYTES), *b = aligned_alloc(4096, COST_BYTES);
-    if (a && b) {
-        memset(a, 1, COST_BYTES);
-        memset(b, 2, COST_BYTES);
-        int64_t plain = -1, cma = -1;
-        for (int i = 0; i < COST_REPS; i++) {
-            int64_t t0 = osmp__now_ns();
-            memcpy(b, a, COST_BYTES);
-            __asm__ volatile("" : : "r"(b) : "memory"); /* the copy is not elided */
-            int64_t t1 = osmp__now_ns();
-            struct iovec local = {b, COST_BYTES}, remote = {a, COST_BYTES};
-            ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-            int64_t t2 = osmp__now_ns();
-            if (got != (ssize_t)COST_BYTES) break;
-            if (plain < 0 || t1 - t0 < plain) plain = t1 - t0;
-            if (cma < 0 || t2 - t1 < cma) cma = t2 - t1;
-        }
-        if (plain > 0 && cma > 0) cost_pct = (int)(cma * 100 / plain);
-    }
-    free(a);
-    free(b);
-}
-
-int osmp__cma_cost(void)
-{
-    pthread_once(&cost_once, measure_cost);
-    return cost_pct;
-}
-
 size_t osmp__stream_copy(void *dst, const void *src, size_t len)
 {
 #if OSMP__HAVE_STREAM

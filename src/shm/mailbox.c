@@ -3,7 +3,6 @@
 
 #include <string.h>
 
-#include "common/fault.h"
 #include "common/machine.h"
 #include "osmp.h"
 #include "shm/shm.h"
@@ -109,76 +108,6 @@ int osmp__mb_recv_minis(struct osmp__mbox *m, int rank, int dir, uint64_t first,
         memcpy((char *)out + (size_t)j * OSMP__MINI_DATA,
                osmp__mb_slot(m, rank, dir, OSMP__SLOT_MINI((int)((first + (uint64_t)j) % OSMP__MINI_SLOTS))),
                osmp__mini_piece(bytes, j));
-    return OSMP_OK;
-}
-
-/* Spin (no yield, no sleep: the timed part) until *v reaches want; -1 past the deadline. */
-static int spin_until(osmp_atomic64_t *v, uint64_t want, int64_t deadline)
-{
-    for (unsigned i = 1; osmp__load_acquire(v) < want; i++) {
-        osmp__cpu_relax();
-        if (!(i & 1023) && osmp__now_ns() > deadline) return -1;
-    }
-    return 0;
-}
-
-int64_t osmp__mb_pair_rounds(struct osmp__mbox *m, uint64_t base, int rounds, int batch, int64_t deadline)
-{
-    osmp_atomic64_t *mine = &osmp__mb_region(m, m->rank)->probe.seq;
-    osmp_atomic64_t *theirs = &osmp__mb_region(m, 1 - m->rank)->probe.seq;
-    uint64_t last = base + (uint64_t)rounds;
-    if (m->rank == 1) {
-        for (uint64_t i = base + 1; i <= last; i++) {
-            if (spin_until(theirs, i, deadline) || osmp__load_acquire(theirs) > last) break;
-            osmp__store_release(mine, i);
-        }
-        return -1;
-    }
-    int64_t best = -1;
-    for (uint64_t i = base + 1; i <= last; i += (uint64_t)batch) {
-        int64_t t0 = osmp__now_ns(), k = 0;
-        for (uint64_t j = i; j < i + (uint64_t)batch && j <= last; j++, k++) {
-            osmp__store_release(mine, j);
-            if (spin_until(theirs, j, deadline)) return -1;
-        }
-        int64_t one_way = (osmp__now_ns() - t0) / (2 * k);
-        if (best < 0 || one_way < best) best = one_way;
-    }
-    return best;
-}
-
-/* The rounds of a later measurement not all answered within this: one of the
- * pair is not running (the timing would be the scheduler's). */
-#define PAIR_PROBE_SPIN_NS 1000000
-
-/*
- * Pair probe protocol (the same call on both ranks, before its first step):
- *   1. rank 1 publishes base on its probe line; rank 0 waits for it (as for
- *      any step: yields, sleeps, a lost peer noticed);
- *   2. the timed rounds (osmp__mb_pair_rounds), spinning;
- *   3. rank 0 writes its verdict into its probe line and publishes base +
- *      rounds + 1; rank 1 waits for that (as in 1) and reads the verdict.
- * The lines' counters only grow, from one measurement to the next.
- */
-int osmp__mb_pair_probe(struct osmp__mbox *m, uint64_t base, int rounds, int batch, int64_t far_ns, int *far)
-{
-    int me = m->rank, peer = 1 - me;
-    struct osmp__region *mine = osmp__mb_region(m, me), *theirs = osmp__mb_region(m, peer);
-    uint64_t done = base + (uint64_t)rounds + 1;
-    if (me == 1)
-        osmp__publish(&mine->probe.seq, &mine->wake[OSMP__UP].waiters, base); /* 1 */
-    else if (wait_on(m, peer, OSMP__UP, &theirs->probe.seq, base, &m->wait, NULL))
-        return m->failed;
-    int64_t ns = osmp__mb_pair_rounds(m, base, rounds, batch, osmp__now_ns() + PAIR_PROBE_SPIN_NS); /* 2 */
-    if (me == 0) { /* 3 */
-        int moved = osmp__fault(OSMP__FAULT_FAR); /* (tests: OSMP_FAULT=far:N@0) */
-        if (ns >= 0 || moved) *far = moved || ns > far_ns;
-        memcpy(mine->probe.data, far, sizeof(*far));
-        osmp__publish(&mine->probe.seq, &mine->wake[OSMP__UP].waiters, done);
-        return OSMP_OK;
-    }
-    if (wait_on(m, peer, OSMP__UP, &theirs->probe.seq, done, &m->wait, NULL)) return m->failed;
-    memcpy(far, theirs->probe.data, sizeof(*far));
     return OSMP_OK;
 }
 

@@ -124,7 +124,6 @@ struct osmp__region {
     /* On a 128-byte boundary: a two-line message (below) starting at an even
      * index fills one aligned pair, which the reader's cache fetches together. */
     struct osmp__mini mini[2][OSMP__MINI_SLOTS] __attribute__((aligned(2 * OSMP_CACHE_LINE)));
-    struct osmp__mini probe; /* team creation's cache-line latency probe between a pair (team.c) */
 };
 
 enum { OSMP__UP = 0, OSMP__DOWN = 1 };
@@ -246,21 +245,6 @@ int osmp__mb_send_minis(struct osmp__mbox *m, int dir, uint64_t first, int consu
 /* The same message in `rank`'s lines, once published at `step`, into out. */
 int osmp__mb_recv_minis(struct osmp__mbox *m, int rank, int dir, uint64_t first, uint64_t step, void *out,
                         size_t bytes);
-/* The timed part of measuring a pair's distance on its probe lines (team
- * creation, osmp__mb_pair_probe): for j = 1..rounds rank 0 stores base + j on
- * its line and spins until rank 1 answers the same on its own; it returns the
- * least one-way latency (ns) of a batch of `batch` such round trips, or -1 if
- * a round was not answered by `deadline` (osmp__now_ns). Rank 1 answers until
- * rank 0's line passes base + rounds or the deadline passes, and returns -1. */
-int64_t osmp__mb_pair_rounds(struct osmp__mbox *m, uint64_t base, int rounds, int batch, int64_t deadline);
-/* Both ranks of a pair of processes, at the same call: measure the distance
- * again (osmp__mb_pair_rounds, rounds in batches, after rank 1 says it is
- * there: base) and agree on *far, which both pass in alike: rank 0 sets it to
- * one-way latency > far_ns (unchanged if the rounds were not all answered
- * within a millisecond: a participant descheduled), writes it into its probe line and
- * publishes base + rounds + 1; rank 1 reads it there. The next measurement
- * must start above that. OSMP_OK, or the status of a lost peer. */
-int osmp__mb_pair_probe(struct osmp__mbox *m, uint64_t base, int rounds, int batch, int64_t far_ns, int *far);
 /* A local failure inside a collective (no memory, a failed single copy): this
  * participant will not take the steps the others wait for, so it gives up on
  * the team for everyone, through the team's "lost" line (naming itself), before
@@ -306,7 +290,7 @@ static inline int osmp__mb_wait_slot(struct osmp__mbox *m, int rank, int dir, in
 }
 
 /* Write n bytes of a message into my ring slot dst (as osmp__mb_claim gave it).
- * From m->stream_min bytes (OSMP_STREAM_MIN; a pair far apart) with
+ * From m->stream_min bytes (OSMP_STREAM_MIN; a far team: team.c) with
  * non-temporal stores: an ordinary store must first take the line back from
  * the reader's cache, which read the slot's previous content, and across
  * packages that costs a crossing per line on top of the reader's own; the

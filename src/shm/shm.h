@@ -38,11 +38,6 @@ int osmp__copy_from(pid_t pid, int same_process, void *dst, const void *src, siz
  * osmp_copy_stats: team creation's probe of whether single copy works, which is
  * not a copy of a collective. */
 int osmp__copy_probe(pid_t pid, int same_process, void *dst, const void *src, size_t len);
-/* CMA's time to copy 256 KiB over memcpy's, in percent (300: three times as
- * long), measured at the first call in this process; -1 when CMA fails. It
- * pins and walks every page on every call: a virtual machine's nested page
- * tables make that dearer (OSMP__CMA_SLOW_PCT, knobs.h). */
-int osmp__cma_cost(void);
 /* memcpy with non-temporal stores where the machine has them (OSMP__HAVE_STREAM:
  * x86-64; the destination's whole lines go to memory without being read first,
  * and leave every cache), then osmp__stream_fence. For data another core will

@@ -97,11 +97,8 @@ struct boot1 {
     uint64_t cpus[OSMP__CPU_WORDS]; /* which (the first 64 * OSMP__CPU_WORDS) */
     uint64_t op_specs; /* a hash of the participant's OSMP_HIERARCHY_<OP> (they must agree) */
     uint64_t probe_addr, chunk, depth, single_copy_min, single_copy_min_threads, step_start;
-    int64_t pair_latency;     /* OSMP_PAIR_LATENCY in ns; -1: auto (measure) */
-    int64_t pair_reprobe;     /* OSMP_PAIR_REPROBE in bytes; 0: never */
-    int64_t cma_cost;         /* OSMP_CMA_COST in percent; -1: auto (measure) */
-    int64_t stream_min;       /* OSMP_STREAM_MIN; -1: auto (a far pair), -2: never */
-    int32_t single_copy_auto; /* OSMP_SINGLE_COPY_MIN=auto: the exchange and far-pair rules apply (init_coll) */
+    int64_t stream_min;       /* OSMP_STREAM_MIN; -1: auto (a far team), -2: never */
+    int32_t single_copy_auto; /* OSMP_SINGLE_COPY_MIN=auto: the exchange and far-team rules apply */
     /* OSMP_<OP>_ALG as an index into the collective's table (-1: auto) and a radix */
     int16_t alg[OSMP_COLL_COUNT], radix[OSMP_COLL_COUNT];
     char seg_name[OSMP_SEG_NAME_MAX];
@@ -111,8 +108,6 @@ struct boot1 {
 
 struct boot2 {
     int32_t status, can_read_next;
-    int32_t far;      /* rank 0's: the pair is far apart (pair_latency) */
-    int32_t cma_slow; /* rank 0's: CMA costs OSMP__CMA_SLOW_PCT or more (osmp__cma_cost) */
 };
 
 static volatile uint64_t probe_word = 0x6f736d7070726f62ULL; /* read by the next rank to test CMA */
@@ -149,29 +144,14 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy, int size)
         snprintf(err, sizeof(err), "OSMP_SINGLE_COPY_MIN=\"%s\" must be auto or an integer in 0..%ld", sm, 1L << 40);
     long scmin_threads =
         scmin < 0 ? -1 : osmp__knob_long(OSMP_KNOB_SINGLE_COPY_MIN_THREADS, 0, 1L << 40, err, sizeof(err));
-    const char *pl = osmp__knob_str(OSMP_KNOB_PAIR_LATENCY);
-    int pl_auto = strcmp(pl, "auto") == 0;
-    long lat = scmin_threads < 0 ? -1 : pl_auto ? 0 : osmp__knob_long(OSMP_KNOB_PAIR_LATENCY, 0, 1L << 30, err, sizeof(err));
-    if (scmin_threads >= 0 && lat < 0)
-        snprintf(err, sizeof(err), "OSMP_PAIR_LATENCY=\"%s\" must be auto or an integer in 0..%ld", pl, 1L << 30);
-    const char *rp = osmp__knob_str(OSMP_KNOB_PAIR_REPROBE);
-    int rp_auto = strcmp(rp, "auto") == 0;
-    long reprobe = lat < 0 ? -1 : rp_auto ? 0 : osmp__knob_long(OSMP_KNOB_PAIR_REPROBE, 0, 1L << 50, err, sizeof(err));
-    if (lat >= 0 && reprobe < 0)
-        snprintf(err, sizeof(err), "OSMP_PAIR_REPROBE=\"%s\" must be auto or an integer in 0..%ld", rp, 1L << 50);
     const char *st = osmp__knob_str(OSMP_KNOB_STREAM_MIN);
     int st_auto = strcmp(st, "auto") == 0, st_never = strcmp(st, "never") == 0;
-    long stream = reprobe < 0            ? -1
+    long stream = scmin_threads < 0      ? -1
                   : st_auto || st_never ? 0
                                         : osmp__knob_long(OSMP_KNOB_STREAM_MIN, 0, 1L << 40, err, sizeof(err));
-    if (reprobe >= 0 && stream < 0)
+    if (scmin_threads >= 0 && stream < 0)
         snprintf(err, sizeof(err), "OSMP_STREAM_MIN=\"%s\" must be auto, never or an integer in 0..%ld", st, 1L << 40);
-    const char *cc = osmp__knob_str(OSMP_KNOB_CMA_COST);
-    int cc_auto = strcmp(cc, "auto") == 0;
-    long cost = stream < 0 ? -1 : cc_auto ? 0 : osmp__knob_long(OSMP_KNOB_CMA_COST, 0, 1L << 20, err, sizeof(err));
-    if (stream >= 0 && cost < 0)
-        snprintf(err, sizeof(err), "OSMP_CMA_COST=\"%s\" must be auto or an integer in 0..%ld", cc, 1L << 20);
-    long check = cost < 0 ? -1 : osmp__knob_long(OSMP_KNOB_CHECK_ARGS, 0, 1, err, sizeof(err));
+    long check = stream < 0 ? -1 : osmp__knob_long(OSMP_KNOB_CHECK_ARGS, 0, 1, err, sizeof(err));
     if (check < 0) {
         report_knob(err);
         return OSMP_ERR_KNOB;
@@ -181,9 +161,6 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy, int size)
     b->single_copy_min = (uint64_t)scmin;
     b->single_copy_min_threads = (uint64_t)scmin_threads;
     b->single_copy_auto = sm_auto;
-    b->pair_latency = pl_auto ? -1 : lat;
-    b->pair_reprobe = rp_auto ? OSMP__PAIR_REPROBE_AUTO : reprobe;
-    b->cma_cost = cc_auto ? -1 : cost;
     b->stream_min = st_auto ? -1 : st_never ? -2 : stream;
     b->check_args = (int32_t)check;
     const char *start = osmp__knob_str(OSMP_KNOB_STEP_START);
@@ -402,24 +379,6 @@ static int32_t core_of(const struct osmp_team_params *p, osmp_topo_t topo)
     return c >= 0 ? c : 0;
 }
 
-/* The team's view for its algorithms, once the exchanges have agreed. */
-/* The pair latency probe: rounds of a cache line each way, timed by rank 0 in
- * batches (the fastest batch counts: an interruption only slows one down). A
- * peer that does not answer within the timeout leaves the pair near. */
-#define PROBE_ROUNDS 64
-#define PROBE_BATCH 8
-#define PROBE_TIMEOUT_NS 100000000
-
-/* Rank 0 of a pair: the one-way latency of a cache line to the other rank and
- * back, in ns, or -1. Rank 1: answers each round; -1. Then the peer stops
- * answering (rank 0's line passes the rounds). */
-static int64_t pair_latency(struct osmp__mbox *mb)
-{
-    int64_t ns = osmp__mb_pair_rounds(mb, 0, PROBE_ROUNDS, PROBE_BATCH, osmp__now_ns() + PROBE_TIMEOUT_NS);
-    if (mb->rank == 0) osmp__store_release(&osmp__mb_region(mb, 0)->probe.seq, PROBE_ROUNDS + 1);
-    return ns;
-}
-
 /* Bytes of last-level cache the team's cores sit under: the sum over the
  * distinct L3s (an L2 where the machine has no L3) of their sizes, as hwloc
  * gives them; 0 if one is unknown. */
@@ -446,62 +405,52 @@ static uint64_t team_llc(osmp_topo_t topo, const int *cores, int n)
     return sum;
 }
 
-/* The settings that follow from a pair's distance (far: team creation's
- * measurement, or a later one: osmp__pair_reprobe), from the knobs and what
- * team creation found (c->far_rules). */
-static void pair_far(struct osmp__coll *c, int far)
+/* Is the team far apart: two or more participants, no two of which share a
+ * last-level cache (rung numa or above, as select.c weighs a tree's edges)?
+ * Then every line staged between two of them travels from one last-level
+ * cache to another (knobs.h OSMP__SINGLE_COPY_MIN_FAR). The same on every
+ * participant: the team's cores and topology. */
+static int far_team(osmp_topo_t topo, const int *cores, int n)
 {
-    const struct osmp__far_rules *r = &c->far_rules;
-    c->far_pair = far;
-    c->mb.stream_min = r->stream_knob >= 0 ? (size_t)r->stream_knob
-                       : r->stream_knob == -1 && far && OSMP__HAVE_STREAM ? (size_t)OSMP__STREAM_MIN_FAR
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            if (osmp_topo_distance(topo, cores[a], cores[b]) < OSMP_DIST_NUMA) return 0;
+    return n >= 2;
+}
+
+/* The settings that follow from the knobs and the team's distance: streaming
+ * into the slots (OSMP_STREAM_MIN) and, per collective, the sizes copied once
+ * (OSMP_SINGLE_COPY_MIN). */
+static void distance_settings(struct osmp__coll *c, const struct boot1 *r0, int one_process, int far)
+{
+    c->mb.stream_min = r0->stream_min >= 0 ? (size_t)r0->stream_min
+                       : r0->stream_min == -1 && far && OSMP__HAVE_STREAM ? (size_t)OSMP__STREAM_MIN_FAR
                                                                           : SIZE_MAX;
     /* OSMP_SINGLE_COPY_MIN=auto (knobs.h): the exchanges (blocks from every
-     * rank to every rank: allgather(v), alltoall(v)) by the team's volume; on
-     * a pair far apart, the exchanges from OSMP__SINGLE_COPY_MIN_FAR, and the
-     * others too unless its slots are written with streaming stores from there
-     * on (their staged lines would cross twice). Where CMA is slow (cma_slow,
-     * knobs.h OSMP__CMA_SLOW_PCT) the exchanges stage as the others do, and a
-     * far pair's only below OSMP__SINGLE_COPY_FAR_SLOW_MAX. */
+     * rank to every rank: allgather(v), alltoall(v)) by the team's volume; in
+     * a far team the exchanges from OSMP__SINGLE_COPY_MIN_FAR, and the others
+     * too unless its slots are written with streaming stores from there on
+     * (their staged lines would cross twice). */
     uint64_t exch = OSMP__SINGLE_COPY_EXCHANGE_TEAM / ((uint64_t)c->size * (uint64_t)c->size);
     if (exch < OSMP__SINGLE_COPY_EXCHANGE_FLOOR) exch = OSMP__SINGLE_COPY_EXCHANGE_FLOOR;
     for (int k = 0; k < OSMP_COLL_COUNT; k++) {
         unsigned f = osmp_coll_flags((osmp_coll_t)k);
         int exchange = (f & OSMP_COLL_BLOCKS) && !(f & (OSMP_COLL_ROOTED | OSMP_COLL_REDUCES));
-        uint64_t min = r->one_process ? r->single_copy_min_threads : r->single_copy_min, max = UINT64_MAX;
-        if (!r->one_process && r->single_copy_auto) {
-            if (exchange && !r->cma_slow) min = exch;
+        uint64_t min = one_process ? r0->single_copy_min_threads : r0->single_copy_min;
+        if (!one_process && r0->single_copy_auto) {
+            if (exchange) min = exch;
             if (far && (exchange || c->mb.stream_min > OSMP__SINGLE_COPY_MIN_FAR) && min > OSMP__SINGLE_COPY_MIN_FAR)
                 min = OSMP__SINGLE_COPY_MIN_FAR;
-            if (far && exchange && r->cma_slow) max = OSMP__SINGLE_COPY_FAR_SLOW_MAX;
         }
         /* Reduce's single copy moves a leaf's copy onto its parent (reduce_tree.c):
          * between processes it saves a crossing, between threads nothing. */
-        if (r->one_process && k == OSMP_COLL_REDUCE) min = UINT64_MAX;
+        if (one_process && k == OSMP_COLL_REDUCE) min = UINT64_MAX;
         c->single_copy_min[k] = !c->single_copy || min > SIZE_MAX ? SIZE_MAX : (size_t)min;
-        c->single_copy_max[k] = max > SIZE_MAX ? SIZE_MAX : (size_t)max;
     }
 }
 
-/* A later measurement: 16 round trips in batches of 4, a few microseconds. */
-#define REPROBE_ROUNDS 16
-#define REPROBE_BATCH 4
-
-int osmp__pair_reprobe(osmp__coll_t c)
-{
-    c->reprobe_credit = 0;
-    osmp__settle_owed(c, 0); /* (the peer may wait for it before it comes to this call) */
-    /* each measurement's line values start above the last one's (creation's: 1..PROBE_ROUNDS + 1) */
-    uint64_t nth = ++c->probes, base = PROBE_ROUNDS + 2 + (nth - 1) * (REPROBE_ROUNDS + 2);
-    int far = c->far_pair;
-    if (osmp__mb_pair_probe(&c->mb, base, REPROBE_ROUNDS, REPROBE_BATCH, OSMP__PAIR_FAR_NS, &far))
-        return c->mb.failed;
-    if (far != c->far_pair) pair_far(c, far);
-    osmp__trace_settings(c->trace, far, c->far_rules.cma_slow, nth);
-    return OSMP_OK;
-}
-
-static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, int cma_slow, osmp_topo_t topo)
+/* The team's view for its algorithms, once the exchanges have agreed. */
+static int init_coll(osmp__team_t t, const struct boot1 *r0, osmp_topo_t topo)
 {
     struct osmp__coll *c = &t->coll;
     c->cores = t->cores;
@@ -521,16 +470,13 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, int far, int cma_sl
      * blocks. */
     int one_process = 1;
     for (int r = 0; r < t->coll.size; r++) one_process &= t->local[r];
-    c->far_rules = (struct osmp__far_rules){r0->stream_min, r0->single_copy_min, r0->single_copy_min_threads,
-                                            r0->single_copy_auto, one_process, cma_slow};
     uint64_t n2 = (uint64_t)c->size * (uint64_t)c->size;
     /* An exchange's own block streams once the team's n^2 blocks, in and out,
      * fill its last-level cache (knobs.h OSMP__OWN_STREAM_TEAM where that is
      * unknown). */
     uint64_t llc = team_llc(topo, t->cores, c->size), own = llc ? llc / 2 : OSMP__OWN_STREAM_TEAM;
     c->own_stream_min = OSMP__HAVE_STREAM ? (size_t)(own / n2) : SIZE_MAX;
-    pair_far(c, far);
-    osmp__trace_settings(c->trace, far, cma_slow, 0);
+    distance_settings(c, r0, one_process, far_team(topo, t->cores, c->size));
     struct osmp__choice forced[OSMP_COLL_COUNT];
     for (int k = 0; k < OSMP_COLL_COUNT; k++) {
         forced[k].alg = r0->alg[k] < 0 ? NULL : &osmp__algs_of((osmp_coll_t)k)[r0->alg[k]];
@@ -662,7 +608,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
      * 7 of 24 (operation, size) after yielding, 39-155 us (all) sleeping. */
     if (!t->coll.oversubscribed) mb->wait.yields = 0;
 
-    struct boot2 mine2 = {OSMP_OK, 1, 0, 0};
+    struct boot2 mine2 = {OSMP_OK, 1};
     if (p->rank == 0) {
         mb->seg = seg;
         t->seg_private = p->size == 1;
@@ -690,21 +636,6 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
                                               sizeof(v)) == OSMP_OK &&
                               v == probe_word;
     }
-    /* A pair of processes, each on a CPU of its own: how far apart are they?
-     * (Both decide alike from the first exchange whether to probe; rank 0's
-     * answer travels in the last.) */
-    int pair = p->size == 2 && !t->local[1 - p->rank] && !t->coll.oversubscribed &&
-               (r0->single_copy_auto || r0->stream_min == -1);
-    if (pair) {
-        int64_t ns = r0->pair_latency >= 0 ? r0->pair_latency : mine2.status ? -1 : pair_latency(mb);
-        mine2.far = ns > OSMP__PAIR_FAR_NS;
-    }
-    /* How dear CMA is here, where its auto thresholds apply (rank 0's answer
-     * travels in the last exchange). */
-    int remote = 0;
-    for (int r = 0; r < p->size; r++) remote |= !t->local[r];
-    if (p->rank == 0 && remote && r0->single_copy_mode && r0->single_copy_auto)
-        mine2.cma_slow = (r0->cma_cost >= 0 ? r0->cma_cost : osmp__cma_cost()) >= OSMP__CMA_SLOW_PCT;
     orc = 0;
     if (p->size > 1)
         orc = p->oob_allgather(p->oob_ctx, &mine2, all2, sizeof(mine2)); /* 4 */
@@ -716,10 +647,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     for (int r = 0; r < p->size; r++) readable &= all2[r].can_read_next;
     t->coll.single_copy = r0->single_copy_mode && readable;
     if (!rc && r0->single_copy_mode == 2 && !readable) rc = OSMP_ERR_UNSUPPORTED;
-    if (!rc) rc = init_coll(t, r0, all2[0].far, all2[0].cma_slow, topo); /* cannot fail: the same on every participant */
-    if (pair && r0->pair_latency < 0) { /* measured: measure again as the calls go (osmp__pair_reprobe) */
-        t->coll.reprobe_every = (uint64_t)r0->pair_reprobe;
-    }
+    if (!rc) rc = init_coll(t, r0, topo); /* cannot fail: the same on every participant */
     if (rc) goto fail;
     exchange_free(all1, (size_t)p->size * sizeof(*all1), mapped1);
     exchange_free(all2, (size_t)p->size * sizeof(*all2), mapped2);

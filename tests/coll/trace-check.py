@@ -34,10 +34,7 @@ def run_case(tools, machine, cores, op, nbytes, root=0, env=None):
     osmp_run, osmp_topo, trace_run = tools
     with tempfile.TemporaryDirectory() as d:
         prefix = os.path.join(d, "t")
-        # A pair's paths depend on how far apart its two processes are, and
-        # the exchanges' on how dear CMA is, which team creation measures
-        # (OSMP_PAIR_LATENCY, OSMP_CMA_COST=auto): the cases fix both.
-        e = dict(os.environ, OSMP_TRACE=prefix, OSMP_PAIR_LATENCY="0", OSMP_CMA_COST="100")
+        e = dict(os.environ, OSMP_TRACE=prefix)
         e.update(env or {})
         n = len(cores.split(","))
         cmd = [osmp_run, "-n", str(n), *machine, "--cores", cores, "--timeout", "250", "--",
@@ -55,14 +52,11 @@ def run_case(tools, machine, cores, op, nbytes, root=0, env=None):
         # Bytes each rank copied within its own memory (staging into its slots
         # among them), which the traffic view leaves out: from the raw trace.
         # And the bytes of those each rank staged with streaming stores (OSMP_STREAM_MIN).
-        # And what each rank's team decided from its measurements (the "settings" line).
-        calls[0]["own"], calls[0]["stream"], calls[0]["settings"] = [0] * n, [0] * n, [None] * n
+        calls[0]["own"], calls[0]["stream"] = [0] * n, [0] * n
         for r in range(n):
             with open(f"{prefix}.{r}.jsonl") as f:
                 for line in f:
                     e = json.loads(line)
-                    if e.get("kind") == "settings":
-                        calls[0]["settings"][r] = e
                     if e.get("kind") == "copy" and e["op"] == op and e["src"] == e["dst"] == r:
                         calls[0]["own"][r] += e["n"]
                     if e.get("kind") == "stream" and e["op"] == op:
@@ -229,188 +223,88 @@ def case_single_copy_exchange(tools):
               streamed(c, b) if want else c["stream"] == [0, 0], c["stream"])
 
 
-def case_cma_cost(tools):
-    # OSMP_CMA_COST: how much dearer CMA is than memcpy here (percent), which
-    # rank 0 measures at team creation (auto) and the cases fix. From 200 the
-    # exchanges stage through the slots as the other collectives do (up to 32
-    # MiB), and a far pair copies their blocks once only from 16 KiB to below
-    # 512 KiB. Every rank's trace names the decision it took with the others.
-    cma = {"OSMP_SINGLE_COPY": "cma"}
-    for cost, slow in (("199", 0), ("200", 1), ("100000", 1)):
-        c = run_case(tools, OPTERON48, "0,1", "alltoall", MIB, env=dict(cma, OSMP_CMA_COST=cost))
-        check(f"OSMP_CMA_COST={cost}: every rank's team says cma_slow {slow}",
-              [x and x["cma_slow"] for x in c["settings"]] == [slow, slow], c["settings"])
-        alg = "slots" if slow else "pairwise"
-        check(f"OSMP_CMA_COST={cost}: alltoall of 1 MiB blocks on 2: {alg}", c["alg"] == alg, c["alg"])
-    slow = dict(cma, OSMP_CMA_COST="300")
-    c = run_case(tools, OPTERON48, "0,1,2,3", "alltoall", 160 * 1024, env=slow)
-    check("OSMP_CMA_COST=300: alltoall of 160 KiB blocks on 4: slots", c["alg"] == "slots", c["alg"])
-    c = run_case(tools, OPTERON48, "0,1", "allgather", MIB, env=slow)
-    check("OSMP_CMA_COST=300: allgather of 1 MiB blocks on 2, each rank stages its block and copies its own",
-          c["own"] == [2 * MIB] * 2, c["own"])
-    c = run_case(tools, OPTERON48, "0,1", "bcast", MIB, env=slow)
-    check("OSMP_CMA_COST=300: bcast of 1 MiB: the root stages it into its slots", c["own"] == [MIB, 0], c["own"])
-    for b, alg in ((16 * 1024, "pairwise"), (256 * 1024, "pairwise"), (512 * 1024 - 8, "pairwise"),
-                   (512 * 1024, "slots"), (MIB, "slots")):
-        c = run_case(tools, OPTERON48, "0,1", "alltoall", b, env=dict(slow, OSMP_PAIR_LATENCY="500"))
-        check(f"OSMP_CMA_COST=300, a far pair: alltoall of {b} B blocks: {alg}", c["alg"] == alg, c["alg"])
-        check(f"OSMP_CMA_COST=300, a far pair: alltoall of {b} B blocks: each rank receives B",
-              c["received"] == [b, b], c["received"])
-    c = run_case(tools, OPTERON48, "0,1", "alltoall", MIB, env=dict(cma, OSMP_PAIR_LATENCY="500"))
-    check("a far pair where CMA is not slow: alltoall of 1 MiB blocks: pairwise", c["alg"] == "pairwise", c["alg"])
-    # A number for OSMP_SINGLE_COPY_MIN is taken as it is: nothing measured, nothing slow.
-    c = run_case(tools, OPTERON48, "0,1", "alltoall", MIB, env=dict(slow, OSMP_SINGLE_COPY_MIN="524288"))
-    check("OSMP_SINGLE_COPY_MIN=524288, OSMP_CMA_COST=300: alltoall of 1 MiB blocks: pairwise",
-          c["alg"] == "pairwise" and [x["cma_slow"] for x in c["settings"]] == [0, 0], (c["alg"], c["settings"]))
-    # auto: rank 0 measures; whatever it found, both ranks took the same path, the one it implies.
-    c = run_case(tools, OPTERON48, "0,1", "alltoall", MIB, env=dict(cma, OSMP_CMA_COST="auto"))
-    got = [x["cma_slow"] for x in c["settings"]]
-    check("OSMP_CMA_COST=auto: both ranks decided alike", got[0] == got[1], got)
-    alg = "slots" if got[0] else "pairwise"
-    check(f"OSMP_CMA_COST=auto (cma_slow {got[0]}): alltoall of 1 MiB blocks on 2: {alg}", c["alg"] == alg, c["alg"])
-
-
 def case_pair_far(tools):
-    # A pair far apart (OSMP_PAIR_LATENCY above 150 ns, as team creation
-    # measures it between two vCPUs on different host sockets): the sender
-    # stages with streaming stores from 1 KiB (OSMP_STREAM_MIN=auto), and the
-    # exchanges (allgather, alltoall) copy once from 16 KiB; a near pair stages
-    # with ordinary stores. With OSMP_STREAM_MIN=never every collective copies
-    # once from 16 KiB there. The single copy rule is OSMP_SINGLE_COPY_MIN=auto's
-    # (a number leaves the exchanges staged), streaming OSMP_STREAM_MIN=auto's; a
-    # third process takes neither.
+    # A team whose participants share no last-level cache (team.c far_team:
+    # here two packages of the Opteron48, cores 0 and 47): the sender stages
+    # with streaming stores from 1 KiB (OSMP_STREAM_MIN=auto), and the
+    # exchanges (allgather, alltoall) copy once from 16 KiB; a pair under one
+    # L3 stages with ordinary stores. With OSMP_STREAM_MIN=never every
+    # collective copies once from 16 KiB there. The single copy rule is
+    # OSMP_SINGLE_COPY_MIN=auto's (a number leaves the exchanges staged),
+    # streaming OSMP_STREAM_MIN=auto's; a third process beside one of the pair
+    # takes neither, and three on three packages take both.
     cma, b = {"OSMP_SINGLE_COPY": "cma"}, 64 * 1024
-    for lat, stream, alg in (("500", b, "pairwise"), ("20", 0, "slots"), ("150", 0, "slots")):
-        env = dict(cma, OSMP_PAIR_LATENCY=lat)
-        c = run_case(tools, OPTERON48, "0,1", "bcast", b, env=env)
-        check(f"OSMP_PAIR_LATENCY={lat}: bcast of 64 KiB, the root stages it into its slots", c["own"] == [b, 0],
-              c["own"])
-        check(f"OSMP_PAIR_LATENCY={lat}: bcast of 64 KiB, {stream} B of it with streaming stores",
+    far_cores = "0,47"
+    for cores, stream, alg in ((far_cores, b, "pairwise"), ("0,1", 0, "slots"), ("0,5", 0, "slots")):
+        c = run_case(tools, OPTERON48, cores, "bcast", b, env=cma)
+        check(f"cores {cores}: bcast of 64 KiB, the root stages it into its slots", c["own"] == [b, 0], c["own"])
+        check(f"cores {cores}: bcast of 64 KiB, {stream} B of it with streaming stores",
               c["stream"] == [stream, 0], c["stream"])
-        check(f"OSMP_PAIR_LATENCY={lat}: bcast of 64 KiB, the other rank receives it once", c["received"] == [0, b],
+        check(f"cores {cores}: bcast of 64 KiB, the other rank receives it once", c["received"] == [0, b],
               c["received"])
-        c = run_case(tools, OPTERON48, "0,1", "alltoall", b, env=env)
-        check(f"OSMP_PAIR_LATENCY={lat}: alltoall of 64 KiB: {alg}", c["alg"] == alg, c["alg"])
-    for lat, alg, own in (("500", "ring", 32 * 1024), ("20", "direct", 2 * 32 * 1024)):
-        c = run_case(tools, OPTERON48, "0,1", "allgather", 32 * 1024, env=dict(cma, OSMP_PAIR_LATENCY=lat))
-        check(f"OSMP_PAIR_LATENCY={lat}: allgather of 32 KiB: {alg}", c["alg"] == alg, c["alg"])
-        check(f"OSMP_PAIR_LATENCY={lat}: allgather of 32 KiB, each rank copies {own} B within its memory",
+        c = run_case(tools, OPTERON48, cores, "alltoall", b, env=cma)
+        check(f"cores {cores}: alltoall of 64 KiB: {alg}", c["alg"] == alg, c["alg"])
+    for cores, alg, own in ((far_cores, "ring", 32 * 1024), ("0,1", "direct", 2 * 32 * 1024)):
+        c = run_case(tools, OPTERON48, cores, "allgather", 32 * 1024, env=cma)
+        check(f"cores {cores}: allgather of 32 KiB: {alg}", c["alg"] == alg, c["alg"])
+        check(f"cores {cores}: allgather of 32 KiB, each rank copies {own} B within its memory",
               c["own"] == [own, own], c["own"])
-    for lat, stream in (("500", [0, b]), ("20", [0, 0])):
+    for cores, stream in ((far_cores, [0, b]), ("0,1", [0, 0])):
         # Reduce: the leaf stages its input (streamed when far); the root folds its own input and the leaf's
         # into its output at once: no copy of its own.
-        c = run_case(tools, OPTERON48, "0,1", "reduce", b, env=dict(cma, OSMP_PAIR_LATENCY=lat))
-        check(f"OSMP_PAIR_LATENCY={lat}: reduce of 64 KiB, bytes copied within each rank's memory",
+        c = run_case(tools, OPTERON48, cores, "reduce", b, env=cma)
+        check(f"cores {cores}: reduce of 64 KiB, bytes copied within each rank's memory",
               c["own"] == [0, b], c["own"])
-        check(f"OSMP_PAIR_LATENCY={lat}: reduce of 64 KiB, bytes streamed", c["stream"] == stream, c["stream"])
-        check(f"OSMP_PAIR_LATENCY={lat}: reduce of 64 KiB, the root receives it once", c["received"] == [b, 0],
+        check(f"cores {cores}: reduce of 64 KiB, bytes streamed", c["stream"] == stream, c["stream"])
+        check(f"cores {cores}: reduce of 64 KiB, the root receives it once", c["received"] == [b, 0],
               c["received"])
-    for lat, stream in (("500", MIB), ("20", 0)):
+    for cores, stream in ((far_cores, MIB), ("0,1", 0)):
         # Sliced allreduce: each rank stages the other's half of its input, folds its own half of it (read
-        # in place) into its output and stages that result from there, streamed when far (it used to fold
-        # into its slot, unstreamed, and copy the result out): 1.5 MiB within its memory either way.
-        c = run_case(tools, OPTERON48, "0,1", "allreduce", MIB, env=dict(cma, OSMP_PAIR_LATENCY=lat))
-        check(f"OSMP_PAIR_LATENCY={lat}: allreduce of 1 MiB: sliced", c["alg"] == "sliced", c["alg"])
-        check(f"OSMP_PAIR_LATENCY={lat}: allreduce of 1 MiB, bytes copied within each rank's memory",
+        # in place) into its output and stages that result from there, streamed when far: 1.5 MiB within its
+        # memory either way.
+        c = run_case(tools, OPTERON48, cores, "allreduce", MIB, env=cma)
+        check(f"cores {cores}: allreduce of 1 MiB: sliced", c["alg"] == "sliced", c["alg"])
+        check(f"cores {cores}: allreduce of 1 MiB, bytes copied within each rank's memory",
               c["own"] == [3 * MIB // 2] * 2, c["own"])
-        check(f"OSMP_PAIR_LATENCY={lat}: allreduce of 1 MiB, bytes streamed", c["stream"] == [stream, stream],
-              c["stream"])
-        check(f"OSMP_PAIR_LATENCY={lat}: allreduce of 1 MiB, each rank receives the other's input half and result "
-              "half", c["received"] == [MIB, MIB], c["received"])
+        check(f"cores {cores}: allreduce of 1 MiB, bytes streamed", c["stream"] == [stream, stream], c["stream"])
+        check(f"cores {cores}: allreduce of 1 MiB, each rank receives the other's input half and result half",
+              c["received"] == [MIB, MIB], c["received"])
         # Reduce_scatter_block ring: each rank stages the other's block of its input (streamed when far) and
         # combines its own block with the one staged for it straight into its output: no copy of its own.
-        c = run_case(tools, OPTERON48, "0,1", "reduce_scatter_block", MIB, env=dict(cma, OSMP_PAIR_LATENCY=lat))
-        check(f"OSMP_PAIR_LATENCY={lat}: reduce_scatter_block of 1 MiB blocks: ring", c["alg"] == "ring", c["alg"])
-        check(f"OSMP_PAIR_LATENCY={lat}: reduce_scatter_block of 1 MiB blocks, bytes copied within each rank's "
-              "memory", c["own"] == [MIB, MIB], c["own"])
-        check(f"OSMP_PAIR_LATENCY={lat}: reduce_scatter_block of 1 MiB blocks, bytes streamed",
+        c = run_case(tools, OPTERON48, cores, "reduce_scatter_block", MIB, env=cma)
+        check(f"cores {cores}: reduce_scatter_block of 1 MiB blocks: ring", c["alg"] == "ring", c["alg"])
+        check(f"cores {cores}: reduce_scatter_block of 1 MiB blocks, bytes copied within each rank's memory",
+              c["own"] == [MIB, MIB], c["own"])
+        check(f"cores {cores}: reduce_scatter_block of 1 MiB blocks, bytes streamed",
               c["stream"] == [stream, stream], c["stream"])
-    far = dict(cma, OSMP_PAIR_LATENCY="500")
     for nbytes, stream in ((1024, 1024), (1016, 0)):
-        c = run_case(tools, OPTERON48, "0,1", "gather", nbytes, env=far)
+        c = run_case(tools, OPTERON48, far_cores, "gather", nbytes, env=cma)
         check(f"far: gather of {nbytes} B, the other rank streams {stream} B into its slot", c["stream"] == [0, stream],
               c["stream"])
-    never = dict(far, OSMP_STREAM_MIN="never")
-    c = run_case(tools, OPTERON48, "0,1", "bcast", 16 * 1024, env=never)
+    never = dict(cma, OSMP_STREAM_MIN="never")
+    c = run_case(tools, OPTERON48, far_cores, "bcast", 16 * 1024, env=never)
     check("far, OSMP_STREAM_MIN=never: bcast of 16 KiB goes by single copy", c["own"] == [0, 0], c["own"])
-    c = run_case(tools, OPTERON48, "0,1", "bcast", 16 * 1024 - 8, env=never)
+    c = run_case(tools, OPTERON48, far_cores, "bcast", 16 * 1024 - 8, env=never)
     check("far, OSMP_STREAM_MIN=never: bcast of 16 KiB - 8 B is staged", c["own"] == [16 * 1024 - 8, 0], c["own"])
     check("far, OSMP_STREAM_MIN=never: nothing streamed", c["stream"] == [0, 0], c["stream"])
-    c = run_case(tools, OPTERON48, "0,1", "reduce", b, env=never)
+    c = run_case(tools, OPTERON48, far_cores, "reduce", b, env=never)
     check("far, OSMP_STREAM_MIN=never: reduce of 64 KiB, the root copies the leaf's input once",
           c["own"] == [0, 0] and c["received"] == [b, 0], (c["own"], c["received"]))
-    c = run_case(tools, OPTERON48, "0,1", "alltoall", b, env=dict(far, OSMP_SINGLE_COPY_MIN="33554432"))
+    c = run_case(tools, OPTERON48, far_cores, "alltoall", b, env=dict(cma, OSMP_SINGLE_COPY_MIN="33554432"))
     check("far, OSMP_SINGLE_COPY_MIN=33554432: alltoall of 64 KiB through the slots", c["alg"] == "slots", c["alg"])
     check("far, OSMP_SINGLE_COPY_MIN=33554432: its slots streamed", c["stream"] == [b, b], c["stream"])
-    c = run_case(tools, OPTERON48, "0,1,2", "alltoall", b, env=far)
-    check("3 processes, OSMP_PAIR_LATENCY=500: alltoall of 64 KiB through the slots", c["alg"] == "slots", c["alg"])
-    check("3 processes, OSMP_PAIR_LATENCY=500: nothing streamed", c["stream"] == [0, 0, 0], c["stream"])
+    c = run_case(tools, OPTERON48, "0,47,42", "alltoall", b, env=cma)
+    check("3 processes, cores 0,47,42 (42 and 47 share an L3): alltoall of 64 KiB through the slots",
+          c["alg"] == "slots", c["alg"])
+    check("3 processes, cores 0,47,42: nothing streamed", c["stream"] == [0, 0, 0], c["stream"])
+    c = run_case(tools, OPTERON48, "0,6,12", "alltoall", b, env=cma)
+    check("3 processes on three packages: alltoall of 64 KiB copied once", c["alg"] == "pairwise", c["alg"])
+    c = run_case(tools, OPTERON48, "0,6,12", "bcast", b, env=cma)
+    check("3 processes on three packages: bcast of 64 KiB, the root streams it into its slots",
+          c["stream"][0] == b, c["stream"])
     c = run_case(tools, OPTERON48, "0,1,2", "bcast", b, env=dict(cma, OSMP_STREAM_MIN="0"))
     check("3 processes, OSMP_STREAM_MIN=0: bcast of 64 KiB, the root streams it into its slots",
           c["stream"][0] == b, c["stream"])
-
-
-def run_calls(tools, ops, nbytes, env):
-    """2 processes on this machine's own CPUs, the comma-separated ops in a row:
-    per rank, the trace's settings lines and the bytes each call streamed."""
-    osmp_run, _, trace_run = tools
-    with tempfile.TemporaryDirectory() as d:
-        prefix = os.path.join(d, "t")
-        e = dict(os.environ, OSMP_TRACE=prefix, OSMP_PAIR_LATENCY="auto", OSMP_CMA_COST="100")
-        e.update(env)
-        cmd = [osmp_run, "-n", "2", "--timeout", "250", "--", trace_run, ops, str(nbytes), "0"]
-        r = subprocess.run(cmd, env=e, capture_output=True, text=True)
-        if r.returncode != 0:
-            sys.exit(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stderr}")
-        ranks = []
-        for rank in range(2):
-            settings, streamed = [], {}
-            with open(f"{prefix}.{rank}.jsonl") as f:
-                for line in f:
-                    x = json.loads(line)
-                    if x.get("kind") == "settings":
-                        settings.append(x)
-                    if x.get("kind") == "stream":
-                        streamed[x["call"]] = streamed.get(x["call"], 0) + x["n"]
-            ranks.append((settings, streamed))
-        return ranks
-
-
-def case_pair_reprobe(tools):
-    # A pair of processes whose distance team creation measured
-    # (OSMP_PAIR_LATENCY=auto) measures it again once its calls have moved
-    # OSMP_PAIR_REPROBE bytes (each call counting 256 more), the same call on
-    # both ranks, and takes the paths of what it found from that call on:
-    # here OSMP_FAULT=far:2@0 makes rank 0's second measurement find the pair
-    # far apart, and a far pair stages bcast's 64 KiB with streaming stores
-    # (OSMP_STREAM_MIN=auto). trace-run's calls: a barrier (call 0), the ops,
-    # a barrier.
-    if len(os.sched_getaffinity(0)) < 2:
-        print("skipped: a pair needs two CPUs (one is oversubscribed and measures nothing)")
-        return
-    b = 64 * 1024
-    ranks = run_calls(tools, "bcast,bcast,bcast", b, {"OSMP_PAIR_REPROBE": "1", "OSMP_FAULT": "far:2@0"})
-    (s0, streamed), (s1, _) = ranks
-    check("OSMP_PAIR_REPROBE=1: a measurement at creation and at each of the 5 calls, on both ranks",
-          [(x["probe"], x["call"]) for x in s0] == [(0, 0), (1, 0), (2, 1), (3, 2), (4, 3), (5, 4)] and
-          [(x["probe"], x["call"]) for x in s1] == [(x["probe"], x["call"]) for x in s0], (s0, s1))
-    check("both ranks agree on every measurement", [x["far"] for x in s0] == [x["far"] for x in s1], (s0, s1))
-    check("OSMP_FAULT=far:2@0: the second measurement (call 1) finds the pair far apart", s0[2]["far"] == 1, s0)
-    for x in s0[2:5]:
-        want = b if x["far"] else 0
-        check(f"call {x['call']} (bcast), measured far {x['far']}: the root streams {want} B",
-              streamed.get(x["call"], 0) == want, streamed)
-    # 5 bcasts of 64 KiB with a budget of 300000 B: the barrier and 4 bcasts
-    # count 256 + 4 x 65792 = 263424, the fifth bcast (call 5) reaches it.
-    ranks = run_calls(tools, "bcast,bcast,bcast,bcast,bcast", b, {"OSMP_PAIR_REPROBE": "300000"})
-    for r, (s, _) in enumerate(ranks):
-        check(f"OSMP_PAIR_REPROBE=300000, rank {r}: measured at creation and before the fifth bcast only",
-              [(x["probe"], x["call"]) for x in s] == [(0, 0), (1, 5)], s)
-    for env, what in (({"OSMP_PAIR_REPROBE": "0"}, "OSMP_PAIR_REPROBE=0"),
-                      ({"OSMP_PAIR_REPROBE": "1", "OSMP_PAIR_LATENCY": "500"}, "OSMP_PAIR_LATENCY=500 (not measured)")):
-        ranks = run_calls(tools, "bcast,bcast", b, env)
-        for r, (s, _) in enumerate(ranks):
-            check(f"{what}, rank {r}: the creation's settings only", [x["probe"] for x in s] == [0], s)
 
 
 def case_alltoall_direct(tools):
@@ -448,7 +342,7 @@ def case_alltoallv_direct(tools):
     # shows: every block received once, and each sender's own copies (its own block, plus every block it
     # staged: line, slot or rows, not one copied once), which tells a pair copied once from one staged. Line,
     # slot part and rows apart: results and timing only.
-    # 2 ranks: near pair (OSMP_PAIR_LATENCY=0), exchanges copied once from 640 KiB (2.5 MiB / n^2), an own
+    # 2 ranks: near pair (cores 0 and 1 share an L3), exchanges copied once from 640 KiB (2.5 MiB / n^2), an own
     # block streamed from 2 MiB (half the synthetic machine's 16 MiB L3 / n^2).
     # 8 ranks: a part of 6 B holds no address; a block copied once has it in the sender's slot instead.
     eight = ",".join(str(r) for r in range(8))
@@ -553,9 +447,7 @@ CASES = {
     "reduce_scatter-opteron48": case_reduce_scatter_opteron,
     "reduce_scatter-direct": case_reduce_scatter_direct,
     "single-copy-exchange": case_single_copy_exchange,
-    "cma-cost": case_cma_cost,
     "pair-far": case_pair_far,
-    "pair-reprobe": case_pair_reprobe,
     "alltoall-direct": case_alltoall_direct,
     "allgatherv-direct": case_allgatherv_direct,
     "alltoallv-direct": case_alltoallv_direct,

@@ -1,6 +1,5 @@
 /*
- * Integer knobs (OSMP_CHUNK_SIZE, OSMP_PIPELINE_DEPTH, OSMP_SINGLE_COPY_MIN, OSMP_PAIR_LATENCY, OSMP_STREAM_MIN,
- * OSMP_CMA_COST, OSMP_SPIN):
+ * Integer knobs (OSMP_CHUNK_SIZE, OSMP_PIPELINE_DEPTH, OSMP_SINGLE_COPY_MIN, OSMP_STREAM_MIN, OSMP_SPIN):
  * osmp__knob_long on the environment value, against the rule it documents (a decimal integer in
  * [lo, hi], else -1 and a one-line reason). The algorithm and single-copy knobs are parsed inside
  * team creation (src/team/team.c) and are not reachable without a team. Input: the value text.
@@ -42,9 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } knobs[] = {/* The defaults auto are read by team creation before it parses an integer */
                  {OSMP_KNOB_CHUNK_SIZE, "OSMP_CHUNK_SIZE", "auto", 64, 16 << 20},
                  {OSMP_KNOB_SINGLE_COPY_MIN, "OSMP_SINGLE_COPY_MIN", "auto", 0, 1L << 40},
-                 {OSMP_KNOB_PAIR_LATENCY, "OSMP_PAIR_LATENCY", "auto", 0, 1L << 30},
                  {OSMP_KNOB_STREAM_MIN, "OSMP_STREAM_MIN", "auto", 0, 1L << 40},
-                 {OSMP_KNOB_CMA_COST, "OSMP_CMA_COST", "auto", 0, 1L << 20},
                  {OSMP_KNOB_PIPELINE_DEPTH, "OSMP_PIPELINE_DEPTH", "8", 1, 64},
                  {OSMP_KNOB_SPIN, "OSMP_SPIN", "4000", 0, 1L << 30}};
     /* One NAME=VALUE buffer per knob, put into the environment once and rewritten in place: setenv would

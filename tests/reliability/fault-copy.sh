@@ -34,11 +34,12 @@ for alg in "bcast OSMP_BCAST_ALG=flat 5" "bcast OSMP_BCAST_ALG=mst 5" "allgather
   done
 done
 # A broadcast leaf copies every chunk its parent has published in one call: a
-# pair far apart that copies once (OSMP_STREAM_MIN=never; it would stage), 1 MiB
-# from the root (8 chunks of 128 KiB, all published at once), and the leaf's
-# second copy set to fail: there is none, the run passes.
-out=$(env OSMP_FAULT="copy:2@1" OSMP_SINGLE_COPY=cma OSMP_PAIR_LATENCY=500 OSMP_STREAM_MIN=never \
-      timeout -k 5 60 "$RUN" -n 2 --topology "$XML" --cores 0,1 --timeout 50 -- "$TRACE_RUN" bcast 1048576 0 2>&1)
+# pair far apart (cores 0 and 63: two packages, no shared cache) that copies
+# once (OSMP_STREAM_MIN=never; it would stage), 1 MiB from the root (8 chunks of
+# 128 KiB, all published at once), and the leaf's second copy set to fail: there
+# is none, the run passes.
+out=$(env OSMP_FAULT="copy:2@1" OSMP_SINGLE_COPY=cma OSMP_STREAM_MIN=never \
+      timeout -k 5 60 "$RUN" -n 2 --topology "$XML" --cores 0,63 --timeout 50 -- "$TRACE_RUN" bcast 1048576 0 2>&1)
 rc=$?
 if [ "$rc" != 0 ] || grep -q "rank 1:" <<<"$out"; then
   echo "FAIL far bcast of 1 MiB: the leaf made more than one copy (exit $rc):"; echo "$out"; status=1

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/membarrier.h>
-#include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdint.h>
@@ -369,29 +368,8 @@ static void test_ring_index(void)
     }
 }
 
-/* CMA's cost against memcpy's: measured once per process, from any thread;
- * a ratio no machine leaves (CMA at least copies what memcpy copies). */
-static void *cost_thread(void *arg)
-{
-    *(int *)arg = osmp__cma_cost();
-    return NULL;
-}
-
-static void test_cma_cost(void)
-{
-    pthread_t th[4];
-    int got[4];
-    for (int i = 0; i < 4; i++) CHECK(pthread_create(&th[i], NULL, cost_thread, &got[i]) == 0);
-    for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
-    int c = osmp__cma_cost();
-    fprintf(stderr, "CMA cost here: %d%% of memcpy's time\n", c);
-    CHECK(c >= 10 && c <= 100000);
-    for (int i = 0; i < 4; i++) CHECK_INT(got[i], c);
-}
-
 int main(void)
 {
-    test_cma_cost();
     test_ring_index();
     test_create();
     test_attach_refuses();

@@ -97,7 +97,6 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
         if (lines) { /* 1, in my mini lines */
             if ((rc = osmp__mb_send_minis(m, OSMP__UP, mini, root, OSMP__UP, base + 1, a->in, bytes))) return rc;
             osmp__trace_copy(t, me, me, bytes);
-            osmp__next_mini_prefetch(t, OSMP__UP, lines);
             return OSMP_OK;
         }
         for (size_t k = 0; k * chunk < bytes; k++) { /* 1 */

@@ -188,7 +188,6 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
                 if ((rc = osmp__mb_send_minis(m, OSMP__DOWN, at, r, OSMP__DOWN, s, in + (size_t)r * B, B))) return rc;
                 osmp__trace_copy(t, me, me, B);
             }
-            osmp__next_mini_prefetch(t, OSMP__DOWN, (n - 1) * lines);
             root_own(t, a);
             return OSMP_OK;
         }
@@ -217,7 +216,6 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
                 return rc;
             osmp__trace_copy(t, me, me, bytes);
         }
-        if (me == root) osmp__next_mini_prefetch(t, OSMP__DOWN, (n - 1) * lv);
         if (me != root && vector_in_line(B, lv)) {
             uint64_t at = mini + (uint64_t)(me - (me > root)) * (uint64_t)lv;
             if ((rc = osmp__mb_recv_minis(m, root, OSMP__DOWN, at, s, a->out, B))) return rc; /* 2 */
