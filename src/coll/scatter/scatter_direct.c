@@ -21,8 +21,8 @@
  *   1. the root claims the slot (every receiver is done with its last call),
  *      writes every block and publishes base+1;
  *   2. each rank copies its block out and publishes base+1.
- * Blocks of scatter that fit L mini lines (L = 1, or 2 while the call's
- * (n - 1) L lines are at most PAIR_LINES_MAX): rank r's goes in the
+ * Blocks of scatter that fit L mini lines (L = 1 or 2, while the call's lines
+ * fit the ring: fits_ring): rank r's goes in the
  * root's mini lines mini + i L .. + L - 1, i its index among the receivers
  * (mini moving on by (n - 1) L every call, and to an even line for L = 2: the
  * ring holds about OSMP__MINI_SLOTS / ((n - 1) L) calls, 256 for a pair of one
@@ -48,19 +48,21 @@
  *   2. each rank copies its block from there and publishes;
  *   3. the root returns once every rank has published.
  * Exposed (scatter blocks of a chunk or more that single copy does not take,
- * teams of at most EXPOSED_TEAM_MAX):
+ * while one line per receiver fits the ring: fits_ring):
  * before the slots, the root says in rank r's mini line (mini + i, as for
  * small blocks) whether r reads its block in place (an osmp_alloc buffer: no
  * CMA) or through the slots; the root decides alone. If in place, r copies its
  * block from there and publishes base+1, and the root returns once every rank
  * has, as in single copy's 2 and 3.
  */
-/* Limits measured when the ring had 64 mini lines, kept when it grew to 256
- * (mailbox.h): blocks of two lines while a call takes at most this many (a
- * quarter of those 64: teams up to 9; larger teams were not measured on them),
- * and the exposed path for teams up to this size (one line per receiver). */
-#define PAIR_LINES_MAX 16
-#define EXPOSED_TEAM_MAX 64
+/* Do one call's L lines per receiver (and one to start a pair at an even
+ * line) fit the ring of mini lines, at any team size? A call that wrapped it
+ * would claim its own lines again and wait for its own receivers mid-call (on
+ * the exposed path, for receivers that wait for it: a deadlock). */
+static int fits_ring(int n, int lines)
+{
+    return (size_t)(n - 1) * (size_t)lines + (lines > 1) <= OSMP__MINI_SLOTS;
+}
 
 /* Scatterv: lines per receiver and call, the same on every rank: one (a
  * receiver knows only its own count, so blocks do not share lines or slots as
@@ -121,8 +123,7 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
     }
     size_t B = a->count * e;
     int lines = osmp__mini_lines(B);
-    int in_lines = !a->vector && lines <= OSMP__MINI_LINES_BLOCK && B < chunk &&
-                   (lines == 1 || (size_t)lines * (size_t)(n - 1) <= PAIR_LINES_MAX);
+    int in_lines = !a->vector && lines <= OSMP__MINI_LINES_BLOCK && B < chunk && fits_ring(n, lines);
     if (!a->vector && !in_lines && B < chunk && B * (size_t)(n - 1) <= chunk) { /* packed */
         uint64_t s = base + 1;
         int slot = osmp__mb_ring(m, osmp__slots_take(t, 1));
@@ -146,7 +147,7 @@ int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
     /* (at most one mini line per receiver in a call: a receiver that stages
      * frees its line only after its chunks, which the root writes after it
      * has written every line) */
-    if (!a->vector && B >= chunk && n <= EXPOSED_TEAM_MAX) { /* exposed */
+    if (!a->vector && B >= chunk && fits_ring(n, 1)) { /* exposed */
         uint64_t s = base + 1, mini = osmp__minis_take(t, (uint64_t)n - 1), at;
         if (me == root) {
             at = osmp__expose_mapped(in);
