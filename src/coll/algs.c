@@ -9,13 +9,20 @@
 #define OSMP__ALGS(op, ...) __VA_ARGS__
 #define OSMP__ALG(name, run, radix, takes_radix, needs_single_copy, doc)                                     \
     int run(osmp__coll_t t, const struct osmp__args *a);
+#define OSMP__ALG_UPTO(name, run, max_block, radix, takes_radix, needs_single_copy, doc)                     \
+    int run(osmp__coll_t t, const struct osmp__args *a);                                                   \
+    size_t max_block(osmp__coll_t t);
 #include "coll/algs.def"
 #undef OSMP__ALGS
 #undef OSMP__ALG
+#undef OSMP__ALG_UPTO
 
 #define OSMP__ALGS(op, ...) const struct osmp__alg osmp__##op##_algs[] = {__VA_ARGS__{0}};
+#define OSMP__ALG_UPTO(name, run, max_block, radix, takes_radix, needs_single_copy, doc)                     \
+    {name, doc, run, radix, takes_radix, needs_single_copy, max_block},
 #define OSMP__ALG(name, run, radix, takes_radix, needs_single_copy, doc)                                     \
-    {name, doc, run, radix, takes_radix, needs_single_copy},
+    OSMP__ALG_UPTO(name, run, NULL, radix, takes_radix, needs_single_copy, doc)
 #include "coll/algs.def"
 #undef OSMP__ALGS
 #undef OSMP__ALG
+#undef OSMP__ALG_UPTO

@@ -2,13 +2,15 @@
  * coll layer internals: the state algorithms run on, reduction kernels, the
  * algorithm tables of every collective and the selection between them.
  *
- * Layout: src/coll/<op>/<op>.c holds the algorithm table of one collective
- * ({name, description, function}, read by selection, by the OSMP_<OP>_ALG knob
- * and by `osmp-topo --algorithms`), src/coll/<op>/<op>_<alg>.c one algorithm
- * each. src/coll/select.c holds the one selection table (collective x size class
- * x team shape -> algorithm). src/coll/tree.c builds the trees (from the plan,
- * or the distance-aware MST) and the ring, and runs the pipelined passes up and
- * down the trees that the tree algorithms share. The data path (mailboxes, slots, waiting) is shm/mailbox.h.
+ * Layout: src/coll/algs.def lists every collective's algorithms ({name,
+ * description, function}, read by selection, by the OSMP_<OP>_ALG knob and by
+ * `osmp-topo --algorithms`), src/coll/<op>/<op>_<alg>.c holds one algorithm
+ * each. src/coll/select.c decides everything a team decides once: the one
+ * selection table (collective x size class x team shape -> algorithm), the
+ * single-copy and streaming thresholds and the chunk. src/coll/tree.c builds
+ * the trees (from the plan, or the distance-aware MST) and the ring, and runs
+ * the pipelined passes up and down the trees that the tree algorithms share.
+ * The data path (mailboxes, slots, waiting) is shm/mailbox.h.
  */
 #ifndef OSMP_COLL_H
 #define OSMP_COLL_H
@@ -71,22 +73,27 @@ struct osmp__arrangement {
     struct osmp__tree **trees; /* [root], built on first use */
 };
 
-/* A resolved choice: the algorithm and, for tree algorithms, the base case. */
+/* A resolved choice: the algorithm and, for tree algorithms, the base case,
+ * for blocks of up to max bytes. The choices of one (collective, size class,
+ * single copy) form a chain of rising max, the last SIZE_MAX (select.c). */
 struct osmp__alg;
 struct osmp__choice {
     const struct osmp__alg *alg;
     int radix; /* 0 flat, k > 0 k-ary, OSMP__RADIX_MST */
+    size_t max;
 };
+/* Links of a chain: an algorithm limited by its slot, then what takes the
+ * larger blocks, then (forced algorithms) the table's own choice. */
+#define OSMP__CHAIN 4
 
 /* Size classes of the selection table, by the bytes of one block. */
 enum { OSMP__SIZE_INLINE, OSMP__SIZE_MEDIUM, OSMP__SIZE_LARGE, OSMP__NSIZES };
 /* Up to this many bytes a reduction keeps the flat base case and a flat team
  * does not slice: above it, spreading the reduction over more members pays. */
 #define OSMP__MEDIUM_MAX 65535
-/* Direct allreduce beyond the line: at most this many bytes of the others'
- * vectors read by each rank, else flat or sliced (allreduce_direct.c). 2 ranks
- * here: 64-256 B direct 0.44-0.54x MPI, flat 0.59-0.66x; 512 B-2 KiB 0.34-0.49x
- * against 0.42-0.63x; 4-16 KiB alike (README "Flat teams"). */
+/* Direct reductions beyond the line: at most this many bytes of the others'
+ * vectors read by each rank, where n - 1 reads of one hop still beat a tree's
+ * two hops (docs/measurements.md); beyond it the next selection row. */
 #define OSMP__DIRECT_READ_MAX 16384
 
 /* What the algorithms of one participant run on. The team (team/team.h) embeds
@@ -116,12 +123,13 @@ struct osmp__coll {
     uint64_t direct_calls; /* direct reductions so far: their line alternates UP, DOWN */
     int single_copy; /* every pair can copy from the other's buffers */
     /* Per collective: blocks from this size are copied once (SIZE_MAX where
-     * single copy does not work; team.c). */
+     * single copy does not work; select.c). */
     size_t single_copy_min[OSMP_COLL_COUNT];
     size_t own_stream_min; /* an exchange copies my own block with streaming stores from this size (osmp__copy_own) */
-    /* Per collective, size class and single copy (0/1): the algorithm to run,
-     * resolved at team creation from the selection table and OSMP_<OP>_ALG. */
-    struct osmp__choice choice[OSMP_COLL_COUNT][OSMP__NSIZES][2];
+    /* Per collective, size class and single copy (0/1): the algorithms to run
+     * by block size, resolved at team creation from the selection table and
+     * OSMP_<OP>_ALG. */
+    struct osmp__choice choice[OSMP_COLL_COUNT][OSMP__NSIZES][2][OSMP__CHAIN];
     struct osmp__arrangement arr[OSMP__MAX_ARRANGEMENTS];
     int narr;
     int *ring; /* the distance-aware ring (plan/graph.c) from rank 0, built on first use */
@@ -282,7 +290,12 @@ struct osmp__alg {
     osmp__alg_fn run;
     int radix;            /* base case implied by the name (tree algorithms), when not takes_radix */
     int takes_radix;      /* name:K chooses a K-ary base case, 1 <= K <= 64 */
-    int needs_single_copy; /* runs only where blocks are copied once; elsewhere the table chooses */
+    /* 1: runs only where blocks are copied once; -1: never there (its blocks
+     * must ride in the mailbox); elsewhere the table chooses. */
+    int needs_single_copy;
+    /* The largest block (bytes) it takes on this team, 0 where it cannot run
+     * at all; NULL: any. Selection gives larger blocks to the next row. */
+    size_t (*max_block)(osmp__coll_t t);
 };
 
 #define OSMP__COLL_TABLE(NAME, name, flags) extern const struct osmp__alg osmp__##name##_algs[];
@@ -294,9 +307,22 @@ const struct osmp__alg *osmp__algs_of(osmp_coll_t c);
 /* Parse an OSMP_<OP>_ALG value ("auto", a name, or name:K) into *choice (alg
  * NULL for auto). OSMP_ERR_KNOB with a reason in err if it names no algorithm. */
 int osmp__alg_parse(osmp_coll_t c, const char *value, struct osmp__choice *choice, char *err, size_t err_len);
-/* Fill t->choice from the selection table for this team's shape, with the
- * forced choices (alg non-NULL) taking precedence where they can run. */
-void osmp__select_init(osmp__coll_t t, const struct osmp__choice forced[OSMP_COLL_COUNT]);
+/* What selection needs besides the team: the forced algorithms and the knobs
+ * that set the thresholds, all rank 0's. */
+struct osmp__select_in {
+    struct osmp__choice forced[OSMP_COLL_COUNT]; /* OSMP_<OP>_ALG; alg NULL: auto */
+    int64_t stream_min;                          /* OSMP_STREAM_MIN: bytes; -1 auto, -2 never */
+    uint64_t single_copy_min, single_copy_min_threads; /* OSMP_SINGLE_COPY_MIN(_THREADS) */
+    int single_copy_auto;                        /* OSMP_SINGLE_COPY_MIN=auto */
+    int one_process;                             /* every participant a thread of this process */
+};
+/* Everything a team decides once, from its shape and the knobs: per collective
+ * the algorithms by size (t->choice), the single-copy thresholds
+ * (t->single_copy_min), streaming into the slots (t->mb.stream_min) and of an
+ * exchange's own block (t->own_stream_min). The same on every participant. */
+void osmp__select_init(osmp__coll_t t, const struct osmp__select_in *in);
+/* OSMP_CHUNK_SIZE=auto: the chunk of a team of `size` participants. */
+size_t osmp__select_chunk(int size);
 /* Every collective's algorithms and the selection table, for osmp-topo --algorithms. */
 void osmp__algs_print(FILE *f);
 
@@ -313,11 +339,10 @@ static inline int osmp__copy_once(const struct osmp__args *a, size_t bytes)
 }
 
 /* My own block of an exchange (allgather(v), alltoall(v)) from my input into
- * my output. Once the team's blocks outgrow the last-level cache (team.c:
- * half its size / n^2; knobs.h OSMP__OWN_STREAM_TEAM), with streaming stores: my output's
- * lines go to memory without first being fetched, and do not evict the input
- * blocks the peers are still reading (2 processes, OSU timing, allgather and
- * alltoall of 1-2 MiB blocks: README "Single copy"). */
+ * my output. Once the team's blocks outgrow the last-level cache (select.c:
+ * half its size / n^2), with streaming stores: my output's lines go to memory
+ * without first being fetched, and do not evict the input blocks the peers
+ * are still reading. */
 static inline void osmp__copy_own(const osmp__coll_t t, void *dst, const void *src, size_t bytes)
 {
     if (bytes >= t->own_stream_min)
@@ -393,6 +418,15 @@ static inline int osmp__direct_fits(osmp__coll_t t, size_t vector_bytes, size_t 
            (vector_bytes <= t->mb.chunk && fold_bytes * (size_t)(t->size - 1) <= OSMP__DIRECT_READ_MAX);
 }
 int osmp__direct_fold(osmp__coll_t t, const struct osmp__args *a, size_t vector_bytes, size_t lo);
+/* The largest block b for which osmp__direct_fits(t, vector * b, fold * b)
+ * holds: the limit the direct reductions give selection (max_block). */
+static inline size_t osmp__direct_max(osmp__coll_t t, size_t vector, size_t fold)
+{
+    size_t line = OSMP_INLINE_MAX / vector, slot = t->mb.chunk / vector;
+    if (t->size > 1 && OSMP__DIRECT_READ_MAX / (fold * (size_t)(t->size - 1)) < slot)
+        slot = OSMP__DIRECT_READ_MAX / (fold * (size_t)(t->size - 1));
+    return line > slot ? line : slot;
+}
 
 /* The direct exchange (every rank writes one vector, every rank reads from
  * every other's), the protocol of allreduce_direct.c, shared by the direct
@@ -402,8 +436,7 @@ int osmp__direct_fold(osmp__coll_t t, const struct osmp__args *a, size_t vector_
  * Not taken: beyond the line, the next mini line or aligned pair of them (one
  * line latency where the slot takes two, the counter then the slot): the
  * counter must still be published for the "done reading", now a line of its
- * own that the peers fetch apart (2 processes per call, 56 and 64 B, bench/ab:
- * near 1.22-1.46 of the slot's time, far 0.88-1.05). */
+ * own that the peers fetch apart, which costs more than it saves. */
 struct osmp__direct {
     int d, slot;
     uint64_t s;

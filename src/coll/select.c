@@ -1,7 +1,11 @@
 /*
- * Algorithm selection: the one table that says which algorithm runs for each
- * collective, size class and team shape, and the machinery that resolves it
- * (with OSMP_<OP>_ALG) once per team, so a call costs one table lookup.
+ * Selection: everything a team decides once, at its creation, so that a call
+ * costs one table lookup. The one table that says which algorithm runs for
+ * each collective, size class and team shape (with OSMP_<OP>_ALG), and the
+ * block sizes from which data is copied once or streamed, and the chunk.
+ * Algorithms do not choose among themselves: one that takes blocks only up to
+ * its line or slot says so (max_block, algs.def), and larger blocks go to the
+ * next matching row here.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +31,7 @@ enum { OVERSUB = 32 };
 #define MEDIUM (1u << OSMP__SIZE_MEDIUM)
 #define LARGE (1u << OSMP__SIZE_LARGE)
 #define ANY_SIZE (INLINE | MEDIUM | LARGE)
+enum { ONCE = 1 };
 
 /*
  * The selection table: for each collective, the first row whose size class and
@@ -41,61 +46,60 @@ static const struct {
     unsigned sizes, shapes;
     const char *alg;
     int radix; /* for algorithms that take one; the others imply theirs */
+    int once;  /* ONCE: the row applies only where blocks are copied once */
 } table[] = {
     /* Oversubscribed, where a participant runs only when another yields: in the
      * tree, rank 0 releases the others and, usually still running, goes on
      * first into the next call, which is then often ready when they get their
-     * turn (a broadcast from 0: 4 ranks on 2 cores, Open MPI, OSU timing (per
-     * call, a barrier between), bcast of 8 B 2.4-3.6 us with the direct
-     * barrier, 0.2-0.5 us with the tree; the barrier itself 0.6-1.6x MPI's). */
-    {OSMP_COLL_BARRIER, ANY_SIZE, OVERSUB, "flat", 0},
-    {OSMP_COLL_BARRIER, ANY_SIZE, ONE | FLAT_SMALL, "direct", 0},
-    {OSMP_COLL_BARRIER, ANY_SIZE, ANY_SHAPE, "flat", 0},
+     * turn; the direct barrier makes every rank wait for every other's turn. */
+    {OSMP_COLL_BARRIER, ANY_SIZE, OVERSUB, "flat", 0, 0},
+    {OSMP_COLL_BARRIER, ANY_SIZE, ONE | FLAT_SMALL, "direct", 0, 0},
+    {OSMP_COLL_BARRIER, ANY_SIZE, ANY_SHAPE, "flat", 0, 0},
     /* Large broadcasts are limited by the links they cross: on a team where the
      * plan's tree crosses some slow boundary more often than the MST does (a
      * level the hierarchy spec leaves out, leaders joined without regard to the
      * NUMA distance matrix), take the MST. */
-    {OSMP_COLL_BCAST, LARGE, HIER_MST, "mst", 0},
-    {OSMP_COLL_BCAST, ANY_SIZE, ANY_SHAPE, "flat", 0},
-    {OSMP_COLL_REDUCE, INLINE | MEDIUM, ANY_SHAPE, "flat", 0},
-    {OSMP_COLL_REDUCE, LARGE, HIER, "hsliced", 0},
-    {OSMP_COLL_REDUCE, LARGE, ANY_SHAPE, "kary", 2},
-    {OSMP_COLL_ALLREDUCE, INLINE | MEDIUM, FLAT_SMALL, "direct", 0},
-    {OSMP_COLL_ALLREDUCE, LARGE, FLAT_SMALL | FLAT_LARGE, "sliced", 0},
-    {OSMP_COLL_ALLREDUCE, LARGE, HIER, "hsliced", 0},
-    {OSMP_COLL_ALLREDUCE, INLINE | MEDIUM, ANY_SHAPE, "flat", 0},
-    {OSMP_COLL_ALLREDUCE, LARGE, ANY_SHAPE, "kary", 2},
+    {OSMP_COLL_BCAST, LARGE, HIER_MST, "mst", 0, 0},
+    {OSMP_COLL_BCAST, ANY_SIZE, ANY_SHAPE, "flat", 0, 0},
+    {OSMP_COLL_REDUCE, INLINE | MEDIUM, ANY_SHAPE, "flat", 0, 0},
+    {OSMP_COLL_REDUCE, LARGE, HIER, "hsliced", 0, 0},
+    {OSMP_COLL_REDUCE, LARGE, ANY_SHAPE, "kary", 2, 0},
+    {OSMP_COLL_ALLREDUCE, INLINE | MEDIUM, FLAT_SMALL, "direct", 0, 0},
+    {OSMP_COLL_ALLREDUCE, LARGE, FLAT_SMALL | FLAT_LARGE, "sliced", 0, 0},
+    {OSMP_COLL_ALLREDUCE, LARGE, HIER, "hsliced", 0, 0},
+    {OSMP_COLL_ALLREDUCE, INLINE | MEDIUM, ANY_SHAPE, "flat", 0, 0},
+    {OSMP_COLL_ALLREDUCE, LARGE, ANY_SHAPE, "kary", 2, 0},
     /* Gather and scatter along the plan where it has levels: the root then deals
      * with its own groups' members and the other leaders only (OSMP, Fig. 4).
      * Large blocks too: the root copies every byte either way, and the extra
      * copy at each level runs inside a domain, in parallel over the leaders. */
-    {OSMP_COLL_GATHER, ANY_SIZE, HIER, "hier", 0},
-    {OSMP_COLL_GATHER, ANY_SIZE, ANY_SHAPE, "direct", 0},
+    {OSMP_COLL_GATHER, ANY_SIZE, HIER, "hier", 0, 0},
+    {OSMP_COLL_GATHER, ANY_SIZE, ANY_SHAPE, "direct", 0, 0},
     /* Large blocks: the ring moves each block over each ring edge once, and the
      * clustered ring crosses each boundary twice at most per domain; gathering
      * at one root would funnel every block through the root's links twice. */
-    {OSMP_COLL_ALLGATHER, LARGE, ANY_SHAPE, "ring", 0},
+    {OSMP_COLL_ALLGATHER, LARGE, ANY_SHAPE, "ring", 0, 0},
     /* Blocks that fit a line or a slot on small flat teams: one hop, as
-     * allreduce direct (2 ranks, per call: 8 B 0.29 -> 0.22 us, 4 KiB 2.4 -> 1.9). */
-    {OSMP_COLL_ALLGATHER, INLINE | MEDIUM, FLAT_SMALL, "direct", 0},
-    {OSMP_COLL_ALLGATHER, ANY_SIZE, ANY_SHAPE, "gather_bcast", 0},
-    {OSMP_COLL_SCATTER, ANY_SIZE, HIER, "hier", 0},
-    {OSMP_COLL_SCATTER, ANY_SIZE, ANY_SHAPE, "direct", 0},
+     * allreduce direct; where they are copied once (threads, low
+     * OSMP_SINGLE_COPY_MIN), the ring reads each once from its owner. */
+    {OSMP_COLL_ALLGATHER, INLINE | MEDIUM, FLAT_SMALL, "ring", 0, ONCE},
+    {OSMP_COLL_ALLGATHER, INLINE | MEDIUM, FLAT_SMALL, "direct", 0, 0},
+    {OSMP_COLL_ALLGATHER, ANY_SIZE, ANY_SHAPE, "gather_bcast", 0, 0},
+    {OSMP_COLL_SCATTER, ANY_SIZE, HIER, "hier", 0, 0},
+    {OSMP_COLL_SCATTER, ANY_SIZE, ANY_SHAPE, "direct", 0, 0},
     /* Large blocks: every rank adds its contribution to one block per step, all
      * at once, where one reduce per block runs the blocks one after another. */
-    {OSMP_COLL_REDUCE_SCATTER_BLOCK, LARGE, ANY_SHAPE, "ring", 0},
+    {OSMP_COLL_REDUCE_SCATTER_BLOCK, LARGE, ANY_SHAPE, "ring", 0, 0},
     /* Small blocks on small flat teams: one hop, as allreduce direct. */
-    {OSMP_COLL_REDUCE_SCATTER_BLOCK, INLINE | MEDIUM, FLAT_SMALL, "direct", 0},
-    {OSMP_COLL_REDUCE_SCATTER_BLOCK, ANY_SIZE, ANY_SHAPE, "reduces", 0},
+    {OSMP_COLL_REDUCE_SCATTER_BLOCK, INLINE | MEDIUM, FLAT_SMALL, "direct", 0, 0},
+    {OSMP_COLL_REDUCE_SCATTER_BLOCK, ANY_SIZE, ANY_SHAPE, "reduces", 0, 0},
     /* Several top domains: spread the cross-domain reads over the rounds. */
-    {OSMP_COLL_ALLTOALL, ANY_SIZE, HIER, "distance", 0},
-    {OSMP_COLL_ALLTOALL, ANY_SIZE, ANY_SHAPE, "pairwise", 0},
+    {OSMP_COLL_ALLTOALL, ANY_SIZE, HIER, "distance", 0, 0},
+    {OSMP_COLL_ALLTOALL, ANY_SIZE, ANY_SHAPE, "pairwise", 0, 0},
     /* Small vectors on small flat teams: one hop, as allgather direct, where
-     * the slots take a slot and its counter line per writer (2 ranks against
-     * slots, bench/ab medians of 5 runs: 1 B-1 KiB back to back 0.60-0.72 of
-     * the time, per call 0.88-0.99; 4-16 KiB 0.86-0.98). */
-    {OSMP_COLL_ALLTOALL, INLINE | MEDIUM, FLAT_SMALL, "direct", 0},
-    {OSMP_COLL_ALLTOALL, ANY_SIZE, ANY_SHAPE, "slots", 0},
+     * the slots take a slot and its counter line per writer. */
+    {OSMP_COLL_ALLTOALL, INLINE | MEDIUM, FLAT_SMALL, "direct", 0, 0},
+    {OSMP_COLL_ALLTOALL, ANY_SIZE, ANY_SHAPE, "slots", 0, 0},
     /* The vector variants: one algorithm for every size (ranks see different
      * counts, so a row by size could split the team between algorithms; an
      * algorithm that sees every count may choose by them inside: allgatherv's
@@ -103,14 +107,15 @@ static const struct {
      * by the sizes both ends of a block know). Reduce_scatter takes its
      * ring at every size: n-1 hops in all, where n reduces one after another
      * cost a tree's depth each, and every rank combines a block at every step. */
-    {OSMP_COLL_GATHERV, ANY_SIZE, ANY_SHAPE, "direct", 0},
-    {OSMP_COLL_SCATTERV, ANY_SIZE, ANY_SHAPE, "direct", 0},
-    {OSMP_COLL_ALLGATHERV, ANY_SIZE, FLAT_SMALL, "direct", 0},
-    {OSMP_COLL_ALLGATHERV, ANY_SIZE, ANY_SHAPE, "gatherv_bcast", 0},
-    {OSMP_COLL_ALLTOALLV, ANY_SIZE, ANY_SHAPE, "direct", 0},
-    {OSMP_COLL_REDUCE_SCATTER, ANY_SIZE, ANY_SHAPE, "ring", 0},
-    {OSMP_COLL_SCAN, ANY_SIZE, ANY_SHAPE, "chain", 0},
-    {OSMP_COLL_EXSCAN, ANY_SIZE, ANY_SHAPE, "chain", 0},
+    {OSMP_COLL_GATHERV, ANY_SIZE, ANY_SHAPE, "direct", 0, 0},
+    {OSMP_COLL_SCATTERV, ANY_SIZE, ANY_SHAPE, "direct", 0, 0},
+    {OSMP_COLL_ALLGATHERV, ANY_SIZE, FLAT_SMALL, "direct", 0, 0},
+    {OSMP_COLL_ALLGATHERV, ANY_SIZE, ANY_SHAPE, "gatherv_bcast", 0, 0},
+    {OSMP_COLL_ALLTOALLV, ANY_SIZE, ANY_SHAPE, "direct", 0, 0},
+    {OSMP_COLL_ALLTOALLV, ANY_SIZE, ANY_SHAPE, "slots", 0, 0},
+    {OSMP_COLL_REDUCE_SCATTER, ANY_SIZE, ANY_SHAPE, "ring", 0, 0},
+    {OSMP_COLL_SCAN, ANY_SIZE, ANY_SHAPE, "chain", 0, 0},
+    {OSMP_COLL_EXSCAN, ANY_SIZE, ANY_SHAPE, "chain", 0, 0},
 };
 
 #define OSMP__COLL_ALGS(NAME, name, flags) osmp__##name##_algs,
@@ -244,8 +249,107 @@ static unsigned shape_of(osmp__coll_t t)
     return (t->size <= FLAT_SMALL_MAX ? FLAT_SMALL : FLAT_LARGE) | over;
 }
 
-void osmp__select_init(osmp__coll_t t, const struct osmp__choice forced[OSMP_COLL_COUNT])
+/* The smallest block of each size class (OSMP__MEDIUM_MAX and the line bound them). */
+static size_t class_min(int sz)
 {
+    return sz == OSMP__SIZE_INLINE ? 0 : sz == OSMP__SIZE_MEDIUM ? OSMP_INLINE_MAX + 1 : OSMP__MEDIUM_MAX + 1;
+}
+
+/* Add algorithm a to the chain of one (collective, size class, single copy)
+ * for the blocks it takes on this team beyond the links before it. Returns 1
+ * once the chain takes every size. */
+static int chain_add(osmp__coll_t t, struct osmp__choice *chain, int *k, int sz, const struct osmp__alg *a, int radix)
+{
+    size_t max = a->max_block ? a->max_block(t) : SIZE_MAX;
+    if (max < class_min(sz) || (max == 0 && a->max_block) || (*k && max <= chain[*k - 1].max)) return 0;
+    if (*k == OSMP__CHAIN) abort(); /* (the table's rows make at most three links) */
+    chain[(*k)++] = (struct osmp__choice){a, radix, max};
+    return max == SIZE_MAX;
+}
+
+/* Last-level cache bytes the team's cores sit under: the sum over the
+ * distinct L3s (an L2 where the machine has no L3) of their sizes, as hwloc
+ * gives them; 0 if one is unknown. */
+static uint64_t team_llc(osmp__coll_t t)
+{
+    const struct osmp_domain **seen = calloc((size_t)t->size, sizeof(*seen));
+    uint64_t sum = 0;
+    for (int r = 0, k = 0; seen && r < t->size; r++) {
+        const struct osmp_domain *d = osmp_topo_domain_of(t->topo, t->cores[r], OSMP_DOMAIN_L3);
+        if (d && d->kind != OSMP_DOMAIN_L3) d = osmp_topo_domain_of(t->topo, t->cores[r], OSMP_DOMAIN_L2);
+        if (!d || (d->kind != OSMP_DOMAIN_L3 && d->kind != OSMP_DOMAIN_L2) || !d->cache_bytes) {
+            sum = 0;
+            break;
+        }
+        int known = 0;
+        for (int i = 0; i < k; i++) known |= seen[i] == d;
+        if (!known) {
+            seen[k++] = d;
+            sum += d->cache_bytes;
+        }
+    }
+    free(seen);
+    return sum;
+}
+
+/* Is the team far apart: two or more participants, no two of which share a
+ * last-level cache (rung numa or above, as far() weighs a tree's edges)? Then
+ * every line staged between two of them travels from one last-level cache to
+ * another (knobs.h OSMP__SINGLE_COPY_MIN_FAR). A team of more participants
+ * than the machine has last-level caches never is. */
+static int far_team(osmp__coll_t t)
+{
+    for (int a = 0; a < t->size; a++)
+        for (int b = a + 1; b < t->size; b++)
+            if (osmp_topo_distance(t->topo, t->cores[a], t->cores[b]) < OSMP_DIST_NUMA) return 0;
+    return t->size >= 2;
+}
+
+/* The thresholds: streaming into the slots (OSMP_STREAM_MIN), per collective
+ * the blocks copied once (OSMP_SINGLE_COPY_MIN; the exchanges by the team's
+ * volume: knobs.h), and an exchange's own block streamed once the team's n^2
+ * blocks in and out fill half its last-level cache (knobs.h
+ * OSMP__OWN_STREAM_TEAM where hwloc knows no cache size). */
+static void thresholds(osmp__coll_t t, const struct osmp__select_in *in)
+{
+    int far = far_team(t);
+    t->mb.stream_min = in->stream_min >= 0 ? (size_t)in->stream_min
+                       : in->stream_min == -1 && far && OSMP__HAVE_STREAM ? (size_t)OSMP__STREAM_MIN_FAR
+                                                                         : SIZE_MAX;
+    uint64_t n2 = (uint64_t)t->size * (uint64_t)t->size, llc = team_llc(t);
+    t->own_stream_min = OSMP__HAVE_STREAM ? (size_t)((llc ? llc / 2 : OSMP__OWN_STREAM_TEAM) / n2) : SIZE_MAX;
+    uint64_t exch = OSMP__SINGLE_COPY_EXCHANGE_TEAM / n2;
+    if (exch < OSMP__SINGLE_COPY_EXCHANGE_FLOOR) exch = OSMP__SINGLE_COPY_EXCHANGE_FLOOR;
+    for (int k = 0; k < OSMP_COLL_COUNT; k++) {
+        unsigned f = osmp_coll_flags((osmp_coll_t)k);
+        int exchange = (f & OSMP_COLL_BLOCKS) && !(f & (OSMP_COLL_ROOTED | OSMP_COLL_REDUCES));
+        uint64_t min = in->one_process ? in->single_copy_min_threads : in->single_copy_min;
+        if (!in->one_process && in->single_copy_auto) {
+            if (exchange) min = exch;
+            /* far: a staged line crosses twice, unless its slot is streamed */
+            if (far && (exchange || t->mb.stream_min > OSMP__SINGLE_COPY_MIN_FAR) && min > OSMP__SINGLE_COPY_MIN_FAR)
+                min = OSMP__SINGLE_COPY_MIN_FAR;
+        }
+        /* Reduce's single copy moves a leaf's copy onto its parent (reduce_tree.c):
+         * between processes it saves a crossing, between threads nothing. */
+        if (in->one_process && k == OSMP_COLL_REDUCE) min = UINT64_MAX;
+        t->single_copy_min[k] = !t->single_copy || min > SIZE_MAX ? SIZE_MAX : (size_t)min;
+    }
+}
+
+/* Chunks: a chunk handoff costs line transfers both ways, so small teams take
+ * fewer, larger chunks (a participant's slots, 2 x depth x chunk, stay at 2
+ * MiB with the default depth); larger teams keep 32 KiB: their segment grows
+ * with the team, and deeper trees pipeline better in small chunks. */
+#define AUTO_CHUNK_TEAM 4
+size_t osmp__select_chunk(int size)
+{
+    return size <= AUTO_CHUNK_TEAM ? 131072 : 32768;
+}
+
+void osmp__select_init(osmp__coll_t t, const struct osmp__select_in *in)
+{
+    thresholds(t, in);
     unsigned team_shape = shape_of(t);
     const struct osmp_plan *team_plan = t->plan;
     const char *team_spec = t->hierarchy;
@@ -258,22 +362,21 @@ void osmp__select_init(osmp__coll_t t, const struct osmp__choice forced[OSMP_COL
             t->plan = team_plan;
             t->hierarchy = team_spec;
         }
+        const struct osmp__choice *forced = &in->forced[c];
         for (int sz = 0; sz < OSMP__NSIZES; sz++)
             for (int sc = 0; sc < 2; sc++) {
-                struct osmp__choice *ch = &t->choice[c][sz][sc];
-                ch->alg = NULL;
-                if (forced[c].alg && (sc || !forced[c].alg->needs_single_copy)) {
-                    *ch = forced[c];
-                    continue;
-                }
-                for (size_t i = 0; !ch->alg && i < sizeof(table) / sizeof(table[0]); i++) {
+                struct osmp__choice *chain = t->choice[c][sz][sc];
+                int k = 0, done = 0;
+                /* A forced algorithm runs where it can; beyond its blocks, the table's choice. */
+                if (forced->alg && forced->alg->needs_single_copy != (sc ? -1 : 1))
+                    done = chain_add(t, chain, &k, sz, forced->alg, forced->radix);
+                for (size_t i = 0; !done && i < sizeof(table) / sizeof(table[0]); i++) {
                     const struct osmp__alg *a = find(table[i].coll, table[i].alg, strlen(table[i].alg));
                     if (table[i].coll == (osmp_coll_t)c && (table[i].sizes >> sz & 1) && (table[i].shapes & shape) &&
-                        (sc || !a->needs_single_copy)) {
-                        ch->alg = a;
-                        ch->radix = a->takes_radix ? table[i].radix : a->radix;
-                    }
+                        a->needs_single_copy != (sc ? -1 : 1) && (sc || !table[i].once))
+                        done = chain_add(t, chain, &k, sz, a, a->takes_radix ? table[i].radix : a->radix);
                 }
+                if (!done) abort(); /* every collective's last row takes every size */
             }
     }
 }
@@ -290,7 +393,8 @@ int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a)
                                                                                        : OSMP__SIZE_LARGE;
     a->copy_min = t->single_copy_min[c];
     a->single_copy = osmp__copy_once(a, bytes);
-    const struct osmp__choice *ch = &t->choice[c][sz][a->single_copy];
+    const struct osmp__choice *ch = t->choice[c][sz][a->single_copy];
+    while (__builtin_expect(bytes > ch->max, 0)) ch++; /* beyond an algorithm's line or slot */
     a->radix = ch->radix;
     if (__builtin_expect(t->trace != NULL, 0)) osmp__trace_alg_(t->trace, ch->alg->name, ch->radix, a->root, bytes);
     int rc;
@@ -319,7 +423,7 @@ void osmp__algs_print(FILE *f)
         fprintf(f, "  %s\n", osmp_coll_name((osmp_coll_t)c));
         for (const struct osmp__alg *a = algs[c]; a->name; a++)
             fprintf(f, "    %-14s %s%s\n", a->takes_radix ? "kary:K" : a->name, a->doc,
-                    a->needs_single_copy ? " [single copy]" : "");
+                    a->needs_single_copy > 0 ? " [single copy]" : "");
     }
     fprintf(f, "\nSelection (first matching row; sizes: inline <= %d B, medium <= %d B, large above; shapes: "
                "one = a team of one, flat = one group of <= %d / more ranks, hier = several levels, "
@@ -343,7 +447,8 @@ void osmp__algs_print(FILE *f)
         char name[32];
         snprintf(name, sizeof(name), a->takes_radix ? "%s:%d" : "%s", table[i].alg, table[i].radix);
         const char *coll = osmp_coll_name(table[i].coll); /* NULL only out of range; -O3 cannot tell */
-        fprintf(f, "  %-22s %-20s %-32s %s%s\n", coll ? coll : "?", sizes, shapes, name,
-                a->needs_single_copy ? " (where single copy runs)" : "");
+        fprintf(f, "  %-22s %-20s %-32s %s%s%s\n", coll ? coll : "?", sizes, shapes, name,
+                a->needs_single_copy > 0 || table[i].once ? " (where single copy runs)" : "",
+                a->max_block ? " (while it fits, else the next row)" : "");
     }
 }

@@ -117,21 +117,12 @@ static void report_knob(const char *why)
     fprintf(stderr, "osmp: %s\n", why);
 }
 
-/* OSMP_CHUNK_SIZE=auto: fewer, larger chunks for small teams. With 2
- * processes here, 128 KiB chunks (depth 8) against 32 KiB took 1 MiB calls
- * from 0.49-0.69x Open MPI to 0.41-0.44x (bcast), 0.68-0.75x to 0.49-0.59x
- * (reduce), 0.67-0.78x to 0.41-0.44x (gather) (docs/measurements.md "Chunk size"): each
- * chunk handoff costs line transfers both ways. A participant's slots,
- * 2 x depth x chunk, come to 2 MiB. Larger teams keep 32 KiB: their segment
- * grows with the team, and deeper trees pipeline better in small chunks. */
-#define OSMP__AUTO_CHUNK_TEAM 4
-
 /* Rank 0's shared settings, or the first problem with them. */
 static int read_shared_knobs(struct boot1 *b, const char *hierarchy, int size)
 {
     char err[200];
     const char *cs = osmp__knob_str(OSMP_KNOB_CHUNK_SIZE);
-    long chunk = strcmp(cs, "auto") == 0 ? (size <= OSMP__AUTO_CHUNK_TEAM ? 131072 : 32768)
+    long chunk = strcmp(cs, "auto") == 0 ? (long)osmp__select_chunk(size)
                                          : osmp__knob_long(OSMP_KNOB_CHUNK_SIZE, 64, 16 << 20, err, sizeof(err));
     if (chunk < 0) snprintf(err, sizeof(err), "OSMP_CHUNK_SIZE=\"%s\" must be auto or an integer in 64..16777216", cs);
     long depth = chunk < 0 ? -1 : osmp__knob_long(OSMP_KNOB_PIPELINE_DEPTH, 1, OSMP__MAX_DEPTH, err, sizeof(err));
@@ -379,76 +370,6 @@ static int32_t core_of(const struct osmp_team_params *p, osmp_topo_t topo)
     return c >= 0 ? c : 0;
 }
 
-/* Bytes of last-level cache the team's cores sit under: the sum over the
- * distinct L3s (an L2 where the machine has no L3) of their sizes, as hwloc
- * gives them; 0 if one is unknown. */
-static uint64_t team_llc(osmp_topo_t topo, const int *cores, int n)
-{
-    if (n <= 0) return 0;
-    const struct osmp_domain **seen = calloc((size_t)n, sizeof(*seen));
-    uint64_t sum = 0;
-    for (int r = 0, k = 0; seen && r < n; r++) {
-        const struct osmp_domain *d = osmp_topo_domain_of(topo, cores[r], OSMP_DOMAIN_L3);
-        if (d && d->kind != OSMP_DOMAIN_L3) d = osmp_topo_domain_of(topo, cores[r], OSMP_DOMAIN_L2);
-        if (!d || (d->kind != OSMP_DOMAIN_L3 && d->kind != OSMP_DOMAIN_L2) || !d->cache_bytes) {
-            sum = 0;
-            break;
-        }
-        int known = 0;
-        for (int i = 0; i < k; i++) known |= seen[i] == d;
-        if (!known) {
-            seen[k++] = d;
-            sum += d->cache_bytes;
-        }
-    }
-    free(seen);
-    return sum;
-}
-
-/* Is the team far apart: two or more participants, no two of which share a
- * last-level cache (rung numa or above, as select.c weighs a tree's edges)?
- * Then every line staged between two of them travels from one last-level
- * cache to another (knobs.h OSMP__SINGLE_COPY_MIN_FAR). The same on every
- * participant: the team's cores and topology. */
-static int far_team(osmp_topo_t topo, const int *cores, int n)
-{
-    for (int a = 0; a < n; a++)
-        for (int b = a + 1; b < n; b++)
-            if (osmp_topo_distance(topo, cores[a], cores[b]) < OSMP_DIST_NUMA) return 0;
-    return n >= 2;
-}
-
-/* The settings that follow from the knobs and the team's distance: streaming
- * into the slots (OSMP_STREAM_MIN) and, per collective, the sizes copied once
- * (OSMP_SINGLE_COPY_MIN). */
-static void distance_settings(struct osmp__coll *c, const struct boot1 *r0, int one_process, int far)
-{
-    c->mb.stream_min = r0->stream_min >= 0 ? (size_t)r0->stream_min
-                       : r0->stream_min == -1 && far && OSMP__HAVE_STREAM ? (size_t)OSMP__STREAM_MIN_FAR
-                                                                          : SIZE_MAX;
-    /* OSMP_SINGLE_COPY_MIN=auto (knobs.h): the exchanges (blocks from every
-     * rank to every rank: allgather(v), alltoall(v)) by the team's volume; in
-     * a far team the exchanges from OSMP__SINGLE_COPY_MIN_FAR, and the others
-     * too unless its slots are written with streaming stores from there on
-     * (their staged lines would cross twice). */
-    uint64_t exch = OSMP__SINGLE_COPY_EXCHANGE_TEAM / ((uint64_t)c->size * (uint64_t)c->size);
-    if (exch < OSMP__SINGLE_COPY_EXCHANGE_FLOOR) exch = OSMP__SINGLE_COPY_EXCHANGE_FLOOR;
-    for (int k = 0; k < OSMP_COLL_COUNT; k++) {
-        unsigned f = osmp_coll_flags((osmp_coll_t)k);
-        int exchange = (f & OSMP_COLL_BLOCKS) && !(f & (OSMP_COLL_ROOTED | OSMP_COLL_REDUCES));
-        uint64_t min = one_process ? r0->single_copy_min_threads : r0->single_copy_min;
-        if (!one_process && r0->single_copy_auto) {
-            if (exchange) min = exch;
-            if (far && (exchange || c->mb.stream_min > OSMP__SINGLE_COPY_MIN_FAR) && min > OSMP__SINGLE_COPY_MIN_FAR)
-                min = OSMP__SINGLE_COPY_MIN_FAR;
-        }
-        /* Reduce's single copy moves a leaf's copy onto its parent (reduce_tree.c):
-         * between processes it saves a crossing, between threads nothing. */
-        if (one_process && k == OSMP_COLL_REDUCE) min = UINT64_MAX;
-        c->single_copy_min[k] = !c->single_copy || min > SIZE_MAX ? SIZE_MAX : (size_t)min;
-    }
-}
-
 /* The team's view for its algorithms, once the exchanges have agreed. */
 static int init_coll(osmp__team_t t, const struct boot1 *r0, osmp_topo_t topo)
 {
@@ -464,25 +385,20 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, osmp_topo_t topo)
     c->peers = t->peers;
     c->step = r0->step_start;
     /* Threads of one process copy with plain loads, which pay from the first
-     * byte that does not ride in the mailbox line (bcast of 1 MiB between two
-     * threads: 141 -> 78 us, allgather 322 -> 163 us); between processes a
-     * copy is a process_vm_readv that pins pages, which pays only for large
-     * blocks. */
-    int one_process = 1;
-    for (int r = 0; r < t->coll.size; r++) one_process &= t->local[r];
-    uint64_t n2 = (uint64_t)c->size * (uint64_t)c->size;
-    /* An exchange's own block streams once the team's n^2 blocks, in and out,
-     * fill its last-level cache (knobs.h OSMP__OWN_STREAM_TEAM where that is
-     * unknown). */
-    uint64_t llc = team_llc(topo, t->cores, c->size), own = llc ? llc / 2 : OSMP__OWN_STREAM_TEAM;
-    c->own_stream_min = OSMP__HAVE_STREAM ? (size_t)(own / n2) : SIZE_MAX;
-    distance_settings(c, r0, one_process, far_team(topo, t->cores, c->size));
-    struct osmp__choice forced[OSMP_COLL_COUNT];
+     * byte that does not ride in the mailbox line; between processes a copy is
+     * a process_vm_readv that pins pages, which pays only for large blocks
+     * (OSMP_SINGLE_COPY_MIN_THREADS and _MIN). */
+    struct osmp__select_in in = {.stream_min = r0->stream_min,
+                                 .single_copy_min = r0->single_copy_min,
+                                 .single_copy_min_threads = r0->single_copy_min_threads,
+                                 .single_copy_auto = r0->single_copy_auto,
+                                 .one_process = 1};
+    for (int r = 0; r < c->size; r++) in.one_process &= t->local[r];
     for (int k = 0; k < OSMP_COLL_COUNT; k++) {
-        forced[k].alg = r0->alg[k] < 0 ? NULL : &osmp__algs_of((osmp_coll_t)k)[r0->alg[k]];
-        forced[k].radix = r0->radix[k];
+        in.forced[k].alg = r0->alg[k] < 0 ? NULL : &osmp__algs_of((osmp_coll_t)k)[r0->alg[k]];
+        in.forced[k].radix = r0->radix[k];
     }
-    osmp__select_init(c, forced);
+    osmp__select_init(c, &in);
     return OSMP_OK;
 }
 
@@ -596,16 +512,13 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     mb->wait.spin = osmp__knob_long_or_default(OSMP_KNOB_SPIN, 0, 1L << 30);
     mb->wait.yields = osmp__knob_long_or_default(OSMP_KNOB_YIELDS, 0, 1L << 30);
     /* Oversubscribed, a waiter yields at once: the peer it waits for may be
-     * waiting for its core. 4 ranks on 2 cores, Open MPI, per call (bench/compare
-     * -n 4): bcast of 8 B after 50 polls 4.0-5.4 us, yielding at once 2.4-3.6 us. */
+     * waiting for its core, and every poll delays it. */
     t->coll.oversubscribed = oversubscribed(all1, p->size);
     if (t->coll.oversubscribed && mb->wait.spin > 0) mb->wait.spin = 0;
     /* Not oversubscribed, a waiter that has spun its budget sleeps at once: a
      * yield only hands the core to other programs (a CPU hog, a build) for a
      * time slice, milliseconds, where the futex wake-up gets it back as soon
-     * as the peer publishes. One busy loop per core, 2 ranks, Open MPI, per
-     * call: scatter, gather, allgather, alltoall of 512 KiB-1 MiB 0.9-30 ms in
-     * 7 of 24 (operation, size) after yielding, 39-155 us (all) sleeping. */
+     * as the peer publishes. */
     if (!t->coll.oversubscribed) mb->wait.yields = 0;
 
     struct boot2 mine2 = {OSMP_OK, 1};

@@ -61,7 +61,7 @@ static void *oversubscribed_participant(void *arg)
     osmp__coll_t c = &team->impl->coll;
     CHECK_INT(c->oversubscribed, 1);
     CHECK_INT(c->mb.wait.spin, 0);
-    CHECK_STR(c->choice[OSMP_COLL_BARRIER][OSMP__SIZE_INLINE][0].alg->name, "flat");
+    CHECK_STR(c->choice[OSMP_COLL_BARRIER][OSMP__SIZE_INLINE][0][0].alg->name, "flat");
 
     /* Broadcast: the root makes every call before the reader makes one. */
     if (index == 0) {
@@ -116,7 +116,7 @@ static void *direct_participant(void *arg)
     osmp_team_t team;
     CHECK_INT(osmp_team_create_threads(world, 2, index, &team), OSMP_OK);
     osmp__coll_t c = &team->impl->coll;
-    CHECK_STR(c->choice[OSMP_COLL_ALLREDUCE][OSMP__SIZE_INLINE][0].alg->name, "direct");
+    CHECK_STR(c->choice[OSMP_COLL_ALLREDUCE][OSMP__SIZE_INLINE][0][0].alg->name, "direct");
     struct osmp__chan *mine[2] = {osmp__mb_chan(&c->mb, index, OSMP__UP), osmp__mb_chan(&c->mb, index, OSMP__DOWN)};
     for (int k = 0; k < 6; k++) {
         int64_t v = index + k, sum = -1;
@@ -131,7 +131,7 @@ static void *direct_participant(void *arg)
         CHECK_INT(memcmp(mine[d]->inline_data, &v, sizeof(v)), 0);
         if (k == 2 || k == 3) {
             /* Another collective makes what is owed (on line 1-d): the barrier publishes it first. */
-            int direct = strcmp(c->choice[OSMP_COLL_BARRIER][OSMP__SIZE_INLINE][0].alg->name, "direct") == 0;
+            int direct = strcmp(c->choice[OSMP_COLL_BARRIER][OSMP__SIZE_INLINE][0][0].alg->name, "direct") == 0;
             CHECK(direct || c->oversubscribed); /* (the table's row for oversubscribed teams: flat) */
             int od = c->owed_dir;
             uint64_t owed = c->owed_step, before = c->direct_calls;
@@ -145,8 +145,8 @@ static void *direct_participant(void *arg)
     }
     /* Allgather and alltoall take part in the same exchange: the next line,
      * the "done reading" owed on the other one; nothing published on it. */
-    CHECK_STR(c->choice[OSMP_COLL_ALLGATHER][OSMP__SIZE_INLINE][0].alg->name, "direct");
-    CHECK_STR(c->choice[OSMP_COLL_ALLTOALL][OSMP__SIZE_INLINE][0].alg->name, "direct");
+    CHECK_STR(c->choice[OSMP_COLL_ALLGATHER][OSMP__SIZE_INLINE][0][0].alg->name, "direct");
+    CHECK_STR(c->choice[OSMP_COLL_ALLTOALL][OSMP__SIZE_INLINE][0][0].alg->name, "direct");
     for (int k = 0; k < 4; k++) {
         uint64_t calls = c->direct_calls, other = osmp__load_acquire(&mine[1 - (calls & 1)]->seq);
         int64_t send[2] = {100 * index + k, 100 * index + k + 10}, recv[2] = {-1, -1};
@@ -169,7 +169,7 @@ static void *direct_participant(void *arg)
      * the same alternating lines, the vector in the next ring slot of line d;
      * in place too (the output is folded into after both inputs are in the
      * slots). One element more and it runs flat: no direct call is counted. */
-    CHECK_STR(c->choice[OSMP_COLL_ALLREDUCE][OSMP__SIZE_MEDIUM][0].alg->name, "direct");
+    CHECK_STR(c->choice[OSMP_COLL_ALLREDUCE][OSMP__SIZE_MEDIUM][0][0].alg->name, "direct");
     enum { N = OSMP__DIRECT_READ_MAX / sizeof(int64_t) };
     static int64_t vin[2][N + 1], vout[2][N + 1];
     for (int k = 0; k < 3; k++) {

@@ -1,25 +1,22 @@
 /*
  * Direct allgather: no root, every rank reads every other rank's line. For
  * blocks that fit a mailbox line or a slot it takes one hop where gather +
- * broadcast take two (2 ranks, 8 B per call: gather_bcast 0.29 us, MPI 0.25 us
- * here, direct 0.22 us).
+ * broadcast take two.
  */
 #include <string.h>
 
 #include "coll/coll.h"
 
 int osmp__allgather_direct(osmp__coll_t t, const struct osmp__args *a);
-int osmp__allgather_gather_bcast(osmp__coll_t t, const struct osmp__args *a);
 int osmp__allgather_ring(osmp__coll_t t, const struct osmp__args *a);
 
 /*
- * Direct allgather protocol (the block fits the mailbox line, or one slot;
- * larger ones run gather_bcast, and blocks that single copy takes the ring,
- * which reads each block once from its owner's input: a pair far apart, or a
- * low OSMP_SINGLE_COPY_MIN). The direct exchange of allreduce_direct.c, whose
- * alternating lines spare a call the wait for its line's last readers and the
- * publication "done reading" at its end (2 ranks, per call, in a slow spell of
- * the host: README "Running ahead"):
+ * Direct allgather protocol (the block fits the mailbox line, or one slot:
+ * selection gives larger blocks to gather_bcast, and blocks copied once to the
+ * ring, which reads each block once from its owner's input). The direct
+ * exchange of allreduce_direct.c, whose alternating lines spare a call the
+ * wait for its line's last readers and the publication "done reading" at its
+ * end:
  *   1. claim line d (slot) of this call (osmp__direct_claim);
  *   2. write my block there, publish step s on line d;
  *   3. for every other rank r, wait for its line d at s and copy its block from
@@ -27,18 +24,24 @@ int osmp__allgather_ring(osmp__coll_t t, const struct osmp__args *a);
  *   4. fetch line 1-d, owe "done reading s" on it (osmp__direct_done).
  * Allgatherv: every rank knows every count, and the largest block decides the
  * path and the line or slot for all (each block copies its own count); beyond
- * a slot the ring, which takes each block's count (2 processes, 256 B-1 MiB
- * blocks back to back: 0.45-0.69 of gatherv_bcast's time, README "Vector
- * variants").
+ * a slot, or copied once, it runs the ring, which takes each block's count.
+ * This is the one choice made inside: selection sees one count, the largest
+ * block only the counts show.
  */
+size_t osmp__allgather_direct_max(osmp__coll_t t)
+{
+    return t->mb.chunk;
+}
+
 int osmp__allgather_direct(osmp__coll_t t, const struct osmp__args *a)
 {
     size_t e = a->esize, B = a->count * e;
-    for (int r = 0; a->counts && r < t->size; r++)
-        if (a->counts[r] * e > B) B = a->counts[r] * e;
-    int once = a->counts ? osmp__copy_once(a, B) : a->single_copy; /* (allgatherv: not my block's, as every rank) */
-    if (once || (B > t->mb.chunk && a->counts)) return osmp__trace_handover(t, "ring"), osmp__allgather_ring(t, a);
-    if (B > t->mb.chunk) return osmp__trace_handover(t, "gather_bcast"), osmp__allgather_gather_bcast(t, a);
+    if (a->counts) {
+        for (int r = 0; r < t->size; r++)
+            if (a->counts[r] * e > B) B = a->counts[r] * e;
+        if (osmp__copy_once(a, B) || B > t->mb.chunk) /* (not my block's: every rank decides alike) */
+            return osmp__trace_handover(t, "ring"), osmp__allgather_ring(t, a);
+    }
     struct osmp__direct x;
     char *line = osmp__direct_claim(t, B, &x); /* 1 */
     if (!line) return t->mb.failed;

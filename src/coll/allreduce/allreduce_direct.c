@@ -11,14 +11,12 @@
 
 #include "coll/coll.h"
 
-int osmp__allreduce_tree(osmp__coll_t t, const struct osmp__args *a);
-
 /*
  * Direct reduction protocol (allreduce: every rank folds the whole vector;
  * reduce_scatter_block: rank i folds block i of everyone's n blocks). The
  * vector fits the mailbox line, or a slot with at most OSMP__DIRECT_READ_MAX
- * bytes to read per rank (osmp__direct_fits); the callers run another
- * algorithm otherwise.
+ * bytes to read per rank (osmp__direct_fits); selection gives larger vectors
+ * to the next row (osmp__direct_max).
  * Call k of the team writes line d = k % 2 (the UP mailbox, then the DOWN one,
  * alternating), so that no call waits for the readers of its own line; a
  * vector beyond the line goes in the next ring slot of mailbox d instead
@@ -78,15 +76,14 @@ int osmp__direct_fold(osmp__coll_t t, const struct osmp__args *a, size_t vector_
     return direct_fold(t, a, vector_bytes, lo);
 }
 
+/* The largest vector osmp__direct_fits takes on this team (selection gives
+ * larger ones to the next row). */
+size_t osmp__allreduce_direct_max(osmp__coll_t t)
+{
+    return osmp__direct_max(t, 1, 1);
+}
+
 int osmp__allreduce_direct(osmp__coll_t t, const struct osmp__args *a)
 {
-    size_t bytes = a->count * a->esize;
-    if (!osmp__direct_fits(t, bytes, bytes)) {
-        if (bytes > OSMP__MEDIUM_MAX) return osmp__trace_handover(t, "sliced"), osmp__allreduce_sliced(t, a);
-        struct osmp__args flat = *a; /* the medium choice of the other shapes */
-        flat.radix = 0;
-        osmp__trace_handover(t, "flat");
-        return osmp__allreduce_tree(t, &flat);
-    }
-    return direct_fold(t, a, bytes, 0);
+    return direct_fold(t, a, a->count * a->esize, 0);
 }

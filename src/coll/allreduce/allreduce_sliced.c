@@ -425,9 +425,8 @@ static int run(osmp__coll_t t, const struct osmp__args *a, int hier, int all)
     d.K = c.K;
     /* One level, allreduce: I fold my slice into my output and stage it from
      * there (step 2) rather than fold into my slot and copy it out, so the
-     * slot is written by a plain copy that osmp__stage may stream (README
-     * "Flat teams": with the three-array fold, a far pair's 64 KiB-4 MiB took
-     * 0.65-0.81 of the time). In place, a later child's input would be read
+     * slot is written by a plain copy that osmp__stage may stream (a far
+     * team's slots cross between caches). In place, a later child's input would be read
      * after the first fold overwrote it: only for the first one or two. */
     c.in_out = all && NL == 1 && (a->in != a->out || t->rank < (a->fn3 ? 2 : 1));
     d.in_out = c.in_out;

@@ -8,12 +8,10 @@
 
 #include "coll/coll.h"
 
-int osmp__alltoall_direct(osmp__coll_t t, const struct osmp__args *a);
-int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a);
-
 /*
  * Direct alltoall protocol (the n - 1 blocks of my send vector for the others
- * fit the mailbox line, or one slot; larger vectors run slots). Block q of a
+ * fit the mailbox line, or one slot: osmp__alltoall_direct_max; selection gives
+ * larger vectors to the next row). Block q of a
  * rank w's vector sits at index q - (q > w) of its line: its own is left out.
  * The direct exchange of allreduce_direct.c (alternating lines, "done reading"
  * owed to the next call):
@@ -24,11 +22,15 @@ int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a);
  *      there to block r of my output;
  *   4. fetch line 1-d, owe "done reading s" on it (osmp__direct_done).
  */
+size_t osmp__alltoall_direct_max(osmp__coll_t t)
+{
+    return t->size > 1 ? t->mb.chunk / (size_t)(t->size - 1) : SIZE_MAX;
+}
+
 int osmp__alltoall_direct(osmp__coll_t t, const struct osmp__args *a)
 {
     int me = t->rank, n = t->size;
     size_t B = a->count * a->esize, V = B * (size_t)(n - 1);
-    if (V > t->mb.chunk) return osmp__trace_handover(t, "slots"), osmp__alltoall_slots(t, a);
     struct osmp__direct x;
     char *line = osmp__direct_claim(t, V, &x); /* 1 */
     if (!line) return t->mb.failed;

@@ -12,8 +12,6 @@
 
 #include "coll/coll.h"
 
-int osmp__alltoallv_direct(osmp__coll_t t, const struct osmp__args *a);
-int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a);
 
 /*
  * Direct alltoallv protocol. My mailbox line has part = OSMP_INLINE_MAX / (n -
@@ -41,8 +39,8 @@ int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a);
  *      buffer (it waits for that), else owed to the next call (osmp__owe);
  *      if I copied a block once, now my own block (osmp__copy_own), which
  *      nobody waits for, where in step 2 it would hold up the senders waiting
- *      for this "done" (2 processes, OSU timing, 1 MiB blocks: README "Single
- *      copy"; small blocks copied in step 2 overlap the wait of step 3);
+ *      for this "done" (small blocks copied in step 2 overlap the wait of
+ *      step 3);
  *      then, if I exposed my buffer, wait for s + 1 from every rank that
  *      copies from it.
  * The "done reading" the previous direct call owed (claims of its line and of
@@ -67,12 +65,18 @@ static void own_block(osmp__coll_t t, const struct osmp__args *a)
     }
 }
 
+/* Every other rank needs a part of at least a byte of my line: teams of 2 to
+ * OSMP_INLINE_MAX + 1 (selection takes the next row elsewhere). */
+size_t osmp__alltoallv_direct_max(osmp__coll_t t)
+{
+    return osmp__pair_part(t) ? SIZE_MAX : 0;
+}
+
 int osmp__alltoallv_direct(osmp__coll_t t, const struct osmp__args *a)
 {
     struct osmp__mbox *m = &t->mb;
     int me = t->rank, n = t->size;
     size_t part = osmp__pair_part(t), spart = osmp__pair_spart(t), e = a->esize;
-    if (!part) return osmp__trace_handover(t, "slots"), osmp__alltoall_slots(t, a);
     const char *in = a->in;
     char *out = a->out;
     int d = (int)(t->direct_calls++ & 1);
