@@ -170,6 +170,12 @@ static void *direct_participant(void *arg)
      * in place too (the output is folded into after both inputs are in the
      * slots). One element more and it runs flat: no direct call is counted. */
     CHECK_STR(c->choice[OSMP_COLL_ALLREDUCE][OSMP__SIZE_MEDIUM][0][0].alg->name, "direct");
+    /* Selection's chain: direct up to what it may read, then the table's next row. */
+    CHECK(c->choice[OSMP_COLL_ALLREDUCE][OSMP__SIZE_MEDIUM][0][0].max == OSMP__DIRECT_READ_MAX);
+    CHECK_STR(c->choice[OSMP_COLL_ALLREDUCE][OSMP__SIZE_MEDIUM][0][1].alg->name, "flat");
+    CHECK(c->choice[OSMP_COLL_ALLREDUCE][OSMP__SIZE_MEDIUM][0][1].max == SIZE_MAX);
+    /* Threads copy blocks beyond the line once: allgather's ring, never direct. */
+    CHECK_STR(c->choice[OSMP_COLL_ALLGATHER][OSMP__SIZE_MEDIUM][1][0].alg->name, "ring");
     enum { N = OSMP__DIRECT_READ_MAX / sizeof(int64_t) };
     static int64_t vin[2][N + 1], vout[2][N + 1];
     for (int k = 0; k < 3; k++) {
