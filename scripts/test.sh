@@ -15,18 +15,13 @@ OSMP_BUILD_DIR=build scripts/setup.sh -DOSMP_WERROR=ON "$@"
 stage "ASan+UBSan build and suite"
 # Optimized (-O2 -g): as thorough for ASan/UBSan, and fast enough to run the whole suite.
 OSMP_BUILD_DIR=build-asan scripts/setup.sh -DOSMP_WERROR=ON -DOSMP_ASAN=ON -DOSMP_UBSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@"
-# CI time (.ci/run must stay under 20 minutes): runs the plain pass covers are
-# left out here: the MPICH Fortran program (fortran.c is checked under ASan
-# through Open MPI's); the 128-rank small-chunk trace and the 8-rank forced and
-# k-ary small-chunk sweeps, 90-120 s each under ASan (the same algorithms and
-# chunk size run under ASan in the 9-rank sweep); MPICH's pseudo-node runs,
-# 30-50 s each because MPICH spins when oversubscribed (libosmp_mpich is the
-# same source as libosmp_mpi, whose pseudo-node runs stay); the 64-rank Milan
-# run and the 11-rank forced-direct run at the full level, 45-70 s each (the
-# 16-rank runs and the direct algorithms' other tests stay); the five path tests
-# of 48-192 participants, 24-38 s each under ASan (what they assert, the plain
-# pass checks; their algorithms run under ASan in the procs-* sweeps and in
-# trace-forced-48-opteron). .ci/run took 1210 s with them (2026-11-25).
+# Left out here to keep .ci/run within its time (each is 30-120 s under ASan,
+# and the plain pass runs it): the MPICH Fortran program and MPICH's
+# pseudo-node runs (libosmp_mpich is libosmp_mpi's source, checked under ASan
+# through Open MPI), the small-chunk sweeps and the 48-192-participant trace
+# and path tests (their algorithms run under ASan in the procs-* sweeps and
+# trace-forced-48-opteron), the 64-rank Milan run and the 11-rank forced-direct
+# run at the full level.
 (cd build-asan && ctest --output-on-failure -j"$(nproc)" \
     -E "mpich-3-fortran|trace-forced-128-kunpeng-small-chunks|procs-8-(forced|kary)-small-chunks|mpi\.mpich-[0-9]+-pseudo|coll\.procs-64-milan|procs-11-direct-full|trace-bcast-opteron48-(mst|root21)|trace-forced-(96-x3950|192-milan)|trace-hierarchy-per-op")
 
