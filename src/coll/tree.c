@@ -17,9 +17,6 @@
  * published on the lines, and a rank that read its children's or its parent's
  * lines says so on its mailbox counter; with a slot one publication on the
  * mailbox says both.
- * (4 ranks on 2 cores, Open MPI, back to back: bcast of 8 B took 6.5-9.2 us
- * per call in the one mailbox line, 0.1-0.4 us in the mini lines; bench/compare
- * -n 4 --modes b2b.)
  */
 #include "common/fault.h"
 #include "coll/tree.h"

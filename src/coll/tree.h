@@ -11,7 +11,7 @@ struct osmp__pass {
     const struct osmp__tree *tree;
     uint64_t base;                           /* the phase */
     size_t esize, count, per_chunk, nchunks; /* elements */
-    /* Mini lines per message (1 or 2, mailbox.h: the message is one chunk), or
+    /* Mini lines per message (up to OSMP__MINI_LINES_MAX, mailbox.h: the message is one chunk), or
      * 0: the ring slots, chunk c through slot (first_slot + c) % depth. */
     int lines;
     uint64_t first_slot; /* with mini lines, message c's are first_slot + c * lines ... */

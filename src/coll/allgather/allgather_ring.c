@@ -40,8 +40,7 @@ int osmp__allgather_ring(osmp__coll_t t, const struct osmp__args *a);
  * a rank depends on its successor's items before idx only. A block is read
  * from its owner's input, not from the copy the owner made into its output:
  * that copy is still in the owner's cache, modified, and a reader on another
- * core pays for every line of it (2 processes, 1 MiB blocks by CMA: 337 ->
- * 233 us per call, Open MPI 235); and nobody waits for the owner's own copy,
+ * core pays for every line of it; and nobody waits for the owner's own copy,
  * which comes last.
  */
 /* My own block from my input into place in my output (a zero count may come

@@ -21,8 +21,8 @@ static size_t slot_bytes(const struct osmp__args *a, size_t part, size_t spart, 
  * slot at each writer is (first + c * n + q) % depth, where the call takes n
  * ring slots (osmp__slots_take) from first: calls start at different slots,
  * so a writer back to back seldom waits for the reader of its last call's
- * block (the same slot each call did: 2 ranks, 256 B-4 KiB, bench/ab). A pair
- * with no chunk c skips it at both ends.
+ * block (as it would if every call started at the same slot). A pair with no
+ * chunk c skips it at both ends.
  *   for each chunk c:
  *   1. for q != me (s increasing): claim my down slot of s (its last reader has
  *      said it is done), put chunk c of my block for q in it, publish down s;
@@ -32,13 +32,13 @@ static size_t slot_bytes(const struct osmp__args *a, size_t part, size_t spart, 
  *      its block for me out of its slot; then publish up s(c, me) (I have read
  *      them).
  * With n <= depth every rank writes a whole chunk row before it reads: all
- * ranks copy at once, none waits for another's read in between (2 ranks, 64
- * KiB blocks per call: 12.6 -> 7.1-8.3 us here). A claim in row c then waits only
- * for reads of earlier rows, which need only their writes: no deadlock. With
- * n > depth a claim in row c could wait for a read of the same row, whose
- * reader is still writing: there each rank reads at its own step between its
- * writes (q == me), as a claim at step s waits only for reads of steps s -
- * depth or earlier, which need only writes of those steps.
+ * ranks copy at once, none waits for another's read in between. A claim in
+ * row c then waits only for reads of earlier rows, which need only their
+ * writes: no deadlock. With n > depth a claim in row c could wait for a read
+ * of the same row, whose reader is still writing: there each rank reads at
+ * its own step between its writes (q == me), as a claim at step s waits only
+ * for reads of steps s - depth or earlier, which need only writes of those
+ * steps.
  */
 int osmp__alltoall_slots(osmp__coll_t t, const struct osmp__args *a)
 {

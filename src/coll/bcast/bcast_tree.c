@@ -21,15 +21,12 @@ int osmp__bcast_tree(osmp__coll_t t, const struct osmp__args *a);
  *   1. the root exposes its buffer and publishes every chunk at once;
  *   2. each rank copies chunk by chunk straight from its parent's buffer, then
  *      exposes its own buffer to its children, publishing each chunk it has; a
- *      leaf copies every chunk published so far in one go (one system call:
- *      2 processes far apart, slow spell, OSU, 1 MiB: 188 -> 158 us with a
- *      1 MiB chunk, Open MPI 146);
+ *      leaf copies every chunk published so far in one go (one system call);
  *   3. a rank with children returns once they have all published the last chunk
  *      (they no longer read its buffer).
  */
-/* Below this the handshake of step 1 costs more than the copy it may save:
- * with 2 processes here it took a 64 B bcast from 0.65-0.76x Open MPI to
- * 0.81-0.94x, 1 KiB from 0.43-0.46x to 0.52-0.60x (docs/measurements.md, "Mappable memory"). */
+/* Below this the handshake of step 1 costs more than the copy it may save
+ * (docs/measurements.md, "Mappable memory", I2). */
 #define OSMP__EXPOSE_MIN 4096
 
 /* Step 1 of the pipelined broadcast: my buffer's address for my children (0:

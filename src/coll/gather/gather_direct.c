@@ -54,12 +54,12 @@ static uint64_t exposed_at(osmp__coll_t t, const struct osmp__args *a, int r, si
  * run ahead of the root), or 0: the slots. Both ends know the block's size; at
  * most `lmax` lines, which every rank takes per call: gather's 2 for blocks of
  * two lines' data, else 1; gatherv's 1 (a sender knows only its own count),
- * but in a team of two, whose one block both ends know, as gather's (2
- * processes, back to back: README "Vector variants"). Never a block of a
- * chunk or more (OSMP_CHUNK_SIZE may be 64): that one may be exposed, and its
- * exposure's line is the first of these, so if it is not read in place it
- * goes through the slots (a sender that then claimed the same line for its
- * data waited for the root, which waited for the data: a hang). */
+ * but in a team of two, whose one block both ends know, as gather's
+ * (docs/measurements.md, "Gather, scatter and the vector variants", C4). Never
+ * a block of a chunk or more (OSMP_CHUNK_SIZE may be 64): that one may be
+ * exposed, and its exposure's line is the first of these, so if it is not read
+ * in place it goes through the slots (a sender that then claimed the same line
+ * for its data waited for the root, which waited for the data: a hang). */
 static int lines_of(osmp__coll_t t, size_t bytes, int lmax)
 {
     int lines = osmp__mini_lines(bytes);
@@ -119,8 +119,7 @@ int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
     if ((!a->vector || t->size == 2) && !osmp__copy_once(a, block) && lines_of(t, block, lmax)) {
         /* Every block in its sender's mini lines (gather: they are all alike; gatherv in a team of two:
          * the one block): step 2 alone and the publications the loops below end with, one loop over the
-         * ranks where they make three, on the root, which a small gather back to back waits for (2
-         * processes, 8 B, callgrind: 36 instructions of about 650 per call). */
+         * ranks where they make three, on the root, which a small gather back to back waits for. */
         for (int r = 0; r < t->size; r++) {
             if (r == root) continue;
             if ((rc = osmp__mb_recv_minis(m, r, OSMP__UP, mini, base + 1, out + osmp__displ_of(a, r) * e,

@@ -10,16 +10,13 @@ int osmp__reduce_tree(osmp__coll_t t, const struct osmp__args *a);
  * Reduce protocol, per chunk c (pipelined): 1. up step c: leaves publish their
  * chunk, inner ranks combine their children's chunks into theirs and publish,
  * the root combines into the output.
- * Single copy (a->single_copy: OSMP_SINGLE_COPY_MIN, or a pair far apart with
- * OSMP_STREAM_MIN=never; not between threads, team.c), where a staged chunk
- * would cross twice (the leaf taking its slot's lines back from its parent's
- * cache, the parent reading them) and a copy once (a far pair's streaming
- * stores cross once too, and won); for messages up to ONCE_MAX: beyond, the staged
- * pipeline keeps leaf and parent busy at once, where the single copy leaves
- * all the work to the parent (2 processes far apart, against staging, per
- * call: 16-128 KiB 0.60-0.74 of the time, 256-512 KiB 0.75-0.84, 1-4 MiB
- * 1.12-1.63; at 256-512 KiB our time went from 1.30-1.39x Open MPI's to
- * 1.05-1.09x):
+ * Single copy (a->single_copy: OSMP_SINGLE_COPY_MIN, or a far team whose
+ * slots are not streamed; never between threads: select.c), where a staged
+ * chunk would cross twice (the leaf taking its slot's lines back from its
+ * parent's cache, the parent reading them) and a copy once (streaming stores
+ * cross once too, so a far team that streams stages); for messages up to
+ * ONCE_MAX only: beyond, the staged pipeline keeps leaf and parent busy at
+ * once, where the single copy leaves all the work to the parent:
  *   1. a leaf exposes its input and publishes every chunk at once;
  *   2. up step c as above, but a parent copies a leaf child's chunk c once from
  *      its input into scratch and folds it from there (inner ranks still stage:
@@ -27,6 +24,8 @@ int osmp__reduce_tree(osmp__coll_t t, const struct osmp__args *a);
  *   3. a leaf returns once its parent has published the last chunk: it has
  *      read all of my input.
  */
+/* Balances the crossing single copy saves against the leaf's share of the
+ * work it gives up (docs/measurements.md, "Reductions", D4-D5). */
 #define ONCE_MAX ((size_t)512 * 1024)
 
 int osmp__reduce_tree(osmp__coll_t t, const struct osmp__args *a)

@@ -22,11 +22,10 @@
  *      writes every block and publishes base+1;
  *   2. each rank copies its block out and publishes base+1.
  * Blocks of scatter that fit L mini lines (L = 1 or 2, while the call's lines
- * fit the ring: fits_ring): rank r's goes in the
- * root's mini lines mini + i L .. + L - 1, i its index among the receivers
- * (mini moving on by (n - 1) L every call, and to an even line for L = 2: the
- * ring holds about OSMP__MINI_SLOTS / ((n - 1) L) calls, 256 for a pair of one
- * line), so the
+ * fit the ring: fits_ring): rank r's goes in the root's mini lines
+ * mini + i L .. + L - 1, i its index among the receivers (mini moving on by
+ * (n - 1) L every call, and to an even line for L = 2: the ring holds about
+ * OSMP__MINI_SLOTS / ((n - 1) L) calls, 256 for a pair of one line), so the
  * root may run ahead of slow readers as an MPI library's eager sends let it,
  * and a reader takes one line latency, not the two of a slot (mailbox.h):
  *   1. the root writes each block into its lines and publishes base+1 there;
@@ -34,14 +33,13 @@
  * Scatterv takes one line per receiver every call, mini + i, and a block of at
  * most one line's data (both ends know its size) goes in it as above, the
  * others through the slots; in a team of two, whose one receiver's block both
- * ends know, the block takes its lines as scatter's do (2 processes, back to
- * back: README "Vector variants"). Not taken: two lines per receiver in every
- * team (a pair's 8 B blocks 1.12 of the time, taking a fresh pair of lines every
- * call; its 64-112 B blocks 0.86-0.91).
+ * ends know, the block takes its lines as scatter's do. Not two lines per
+ * receiver in every team: the common small blocks would take a fresh pair of
+ * lines every call (docs/measurements.md, "Gather, scatter and the vector
+ * variants", C3).
  * In every path the root copies its own block into its output after its
  * publications and before it waits for readers: first, it held up every
- * receiver (2 processes, per call: README "Gather and scatter along the
- * plan").
+ * receiver.
  * Single copy (scatter only: a scatterv receiver does not know where its block
  * lies in the root's buffer):
  *   1. the root exposes its buffer and publishes;
