@@ -69,16 +69,11 @@ static inline uint32_t osmp__lost_word(int rank, int status)
  * the data, so a reader takes one line transfer per message, as with the
  * mailbox line, while the owner may write this many messages before the first
  * one is read (an MPI library's eager sends let a root run ahead the same way).
- * 256, not 64: participants that share a core change places only when the one
- * running must wait, so the deeper the ring, the fewer switches per call
- * (4 ranks on 2 cores back to back, bench/ab -n 4: scatter of 1-64 B 0.50-0.62
- * of the time, bcast, gather and reduce of 1-64 B 0.50-0.78; scatter from
- * 0.95-1.17x Open MPI's time to 0.58x). The slot records (mini_rec) then left
- * struct osmp__mbox: inline, their 20 KiB put the team's state that every call
- * reads on more pages, and allreduce and reduce of 1-4 KiB, 2 ranks back to
- * back, took 1.16-1.26 of the time (0.91-1.05 apart; bench/ab --base <64
- * lines> --runs 16 -- --mode b2b --ops allreduce,reduce --sizes 8,128,1K,4K,
- * and with the two builds swapped). */
+ * The depth balances the region's size against switches: participants that
+ * share a core change places only when the one running must wait, so the
+ * deeper the ring, the fewer switches per call. Their records (mini_rec) live
+ * apart from struct osmp__mbox, whose state every call reads: inline, they
+ * would spread it over more pages (docs/measurements.md, A9, A10). */
 #define OSMP__MINI_SLOTS 256
 
 struct osmp__mini {
@@ -97,12 +92,10 @@ _Static_assert(sizeof(struct osmp__mini) == OSMP_CACHE_LINE && OSMP_CACHE_LINE -
  * a ring slot costs two (its owner's counter, then the data). A third line is
  * a pair of its own: the reader prefetches the first pair before it waits on
  * the third, so both pairs come at once when the message is there already.
- * In a slow spell (line round trip 0.46 us; bench/ab, back to back): bcast and
- * reduce of 128-168 B in three lines 0.64-0.73 of the ring slot's time. Not
- * taken: four lines (bcast no better than the slot), scatter's blocks in three
- * or four lines (1.06-1.20: its receivers' messages follow each other, so all
- * but the first start off a pair), gather's in three (1.10), polling every line
- * of a message (each poll takes the lines back from their writer). */
+ * No more lines: a fourth does not beat the slot, and scatter's and gather's
+ * blocks lose in three (a scatter's messages follow each other, so all but the
+ * first start off a pair). The reader polls the last line only: each poll takes
+ * a line back from its writer (docs/measurements.md, A5-A7). */
 #define OSMP__MINI_DATA (OSMP_CACHE_LINE - 8)
 #define OSMP__MINI_LINES_MAX 3
 #define OSMP__MINI_LINES_BLOCK 2
@@ -290,12 +283,13 @@ static inline int osmp__mb_wait_slot(struct osmp__mbox *m, int rank, int dir, in
 }
 
 /* Write n bytes of a message into my ring slot dst (as osmp__mb_claim gave it).
- * From m->stream_min bytes (OSMP_STREAM_MIN; a far team: team.c) with
+ * From m->stream_min bytes (OSMP_STREAM_MIN; a far team: coll/select.c) with
  * non-temporal stores: an ordinary store must first take the line back from
  * the reader's cache, which read the slot's previous content, and across
  * packages that costs a crossing per line on top of the reader's own; the
  * streaming store sends the line to memory, where the reader fetches it, one
- * crossing in all (README "Single copy"). Returns the bytes streamed. */
+ * crossing in all (docs/design.md, "Streaming stores"). Returns the bytes
+ * streamed. */
 static inline size_t osmp__mb_fill(const struct osmp__mbox *m, void *dst, const void *src, size_t n)
 {
     if (n >= m->stream_min) return osmp__stream_copy(dst, src, n);

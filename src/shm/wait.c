@@ -45,7 +45,7 @@ unsigned osmp__wait_naps_out(void)
     return osmp__load32(&naps_out);
 }
 
-/* MEMBARRIER_CMD_GLOBAL_EXPEDITED runs here: 2 yes, 1 no, 0 not asked yet. */
+/* Does this kernel run MEMBARRIER_CMD_GLOBAL_EXPEDITED: 2 yes, 1 no, 0 not asked yet. */
 static osmp_atomic32_t global_expedited;
 
 static void forked_child(void)
