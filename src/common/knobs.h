@@ -75,25 +75,18 @@
     X(MPI_PSEUDO_NODES, "1", "libosmp_mpi: split each node into this many pseudo-nodes (tests the "         \
                              "inter-node path on one machine)")
 
-/* OSMP_SINGLE_COPY_MIN=auto (the numbers its line above names; README "Single
- * copy"). From malloc buffers CMA pays only once its single copy saves a copy
- * that no other core would have made anyway. In allgather and alltoall every
- * core copies what it receives, so staging costs each a second copy; the slots
- * still win while the call's data stays in cache, and CMA once the n^2 blocks
- * the team receives reach 2.5 MiB (their buffers, with the slots, crowd the 8
- * MiB last-level cache here). 2 processes: alltoall of 1 MiB blocks 375-405 ->
- * 300-312 us, allgather 480-510 -> 318-351; at 512 KiB the slots win, 78-85
- * against 108; from 640 KiB CMA (OSU timing, bench/ab with
- * OSMP_SINGLE_COPY_MIN=524288: allgather of 768-896 KiB 0.68-0.80 of the slots'
- * time, which had been 1.16-1.41x Open MPI's, alltoall 0.75-0.89, at 640 KiB
- * 0.93 and 1.12; the threshold was 4 MiB / n^2 until 2026-11-25). 4 processes
- * (on 2 cores): CMA from 256 KiB blocks, alltoall 439-759 -> 369-434 us,
- * allgather 561-590 -> 303-374; at 160-224 KiB 0.63-0.77 of the slots' time
- * (oversubscribed runs vary by a quarter); at 128 KiB about even. In bcast,
- * gather and scatter the staged copies run on two cores at once, pipelined,
- * and the slots won up to 16 MiB. */
+/* OSMP_SINGLE_COPY_MIN=auto (its doc line above). From malloc buffers CMA pays
+ * only once its single copy saves a copy that no other core would have made
+ * anyway. In bcast, gather and scatter the staged copies run on two cores at
+ * once, pipelined, so the slots win up to 16 MiB. In allgather and alltoall
+ * every core copies what it receives, so staging costs each a second copy: the
+ * slots win while the call's data stays in cache, CMA once the n^2 blocks the
+ * team receives reach OSMP__SINGLE_COPY_EXCHANGE_TEAM (with the slots they
+ * crowd the last-level cache), but never below OSMP__SINGLE_COPY_EXCHANGE_FLOOR,
+ * where CMA's cost per call (the kernel pins and walks the pages) eats the copy
+ * it saves (docs/measurements.md, "Single copy and its thresholds"). */
 #define OSMP__SINGLE_COPY_MIN_AUTO 33554432L
-/* A team whose participants share no last-level cache (team.c): every line
+/* A team whose participants share no last-level cache (coll/select.c): every line
  * staged through a slot crosses twice, the writer taking it back from the
  * reader's cache and the reader fetching it, where a single copy reads the
  * source once and a line written with streaming stores crosses once, through
@@ -106,15 +99,10 @@
 #define OSMP__SINGLE_COPY_EXCHANGE_TEAM 2621440L /* n^2 x block */
 /* An exchange's own block (osmp__copy_own in coll.h) is written with streaming
  * stores once n^2 x block reaches half the last-level cache the team sits
- * under (team.c team_llc; this, where hwloc knows no cache size): the n^2
- * blocks in and the n^2 out then fill it. With an 8 MiB L3 (this machine's
- * host until 2026-11-24), 2 processes, OSU timing, near, 1-2 MiB blocks
- * (against plain memcpy, bench/ab runs of 5-10): alltoall 0.77-0.92 of the time
- * at 1 MiB, 0.64-0.80 at 1.5-2 MiB, allgather 0.91-1.00 and 0.66-0.73; from 640
- * KiB (2.5 MiB / n^2) it cost 1.1 at 640-768 KiB. With a 32 MiB L3 (2026-11-25)
- * streaming from 4 MiB / n^2 cost 1.20-1.51 at 1-2 MiB (plain copies 0.71-0.80x
- * Open MPI's time, streamed 0.85-1.15x; bench/ab --runs 12, OSU and back to
- * back, near) and nothing at 4 MiB: half the cache, 16 MiB. */
+ * under (coll/select.c team_llc; this, where hwloc knows no cache size): the
+ * n^2 blocks in and the n^2 out then fill it, and plain stores would evict what
+ * the peers still read; below, streaming costs more than it saves
+ * (docs/measurements.md, "Single copy and its thresholds", E9, E10). */
 #define OSMP__OWN_STREAM_TEAM 4194304L
 #define OSMP__SINGLE_COPY_EXCHANGE_FLOOR 131072L
 
