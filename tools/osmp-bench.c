@@ -1,7 +1,8 @@
 /*
  * osmp-bench: collective latency as applications see it, and OSMP against the
- * MPI library it runs under. `osmp-bench --help` lists the options; the README
- * ("Benchmarks") says what each mode measures and how bench/compare uses them.
+ * MPI library it runs under. `osmp-bench --help` lists the options;
+ * docs/measurements.md ("How the numbers are taken") says what each mode
+ * measures and how bench/compare uses them.
  *
  * Modes (--mode):
  *  osu   per-call latency as the OSU micro-benchmarks define it: each call timed
@@ -286,7 +287,7 @@ static void copy_setup(size_t cap)
     PMPI_Win_shared_query(cwin, 0, &sz, &du, &cshared);
     /* Both ends page-aligned: the libraries place their windows differently,
      * and a source and destination whose addresses agree in the low 12 bits
-     * only by accident (4K aliasing) made MPICH's copies 10x slower here. */
+     * only by accident (4K aliasing) made MPICH's copies 10x slower. */
     cshared = (char *)(((uintptr_t)cshared + 4095) & ~(uintptr_t)4095);
     cflag = (osmp_atomic64_t *)(void *)(cshared + cap);
     if (nr == 0) osmp__store_release(cflag, 0);
