@@ -3,7 +3,7 @@
 a (operation, ranks, byte band) goes to MPI only where at least --votes of the
 runs said so (default: a majority), so that one noisy run on a shared machine
 does not send a band to the slower library. Output: the same format
-(README "Tune table"), adjacent bands with the same choice merged.
+(docs/mpi.md "Tune table"), adjacent bands with the same choice merged.
 
 usage: tune-merge.py [--votes K] TABLE [TABLE ...] > MERGED
 """
@@ -34,7 +34,7 @@ def main():
     runs = [parse(p) for p in a.tables]
     votes = a.votes or len(runs) // 2 + 1
     keys = list(dict.fromkeys((r[0], r[1]) for run in runs for r in run))
-    print("# OSMP tune table (README \"Tune table\"): OPERATION MAX_RANKS MIN_BYTES MAX_BYTES osmp|mpi")
+    print("# OSMP tune table (docs/mpi.md \"Tune table\"): OPERATION MAX_RANKS MIN_BYTES MAX_BYTES osmp|mpi")
     print(f"# merged by bench/tune-merge.py from {len(runs)} runs: mpi where at least {votes} said so")
     for op, ranks in keys:
         cuts = sorted({r[2] for run in runs for r in run if (r[0], r[1]) == (op, ranks)} |

@@ -364,7 +364,7 @@ static void usage(FILE *f)
             "  --json FILE          also write the results as JSON (rank 0)\n"
             "  --quick              5 rounds of 50 calls, warmup 5, sizes up to 1 MiB\n"
             "  --tune               side mode over every size; write the tune table (where MPI wins: mpi) that\n"
-            "                       libosmp_mpi reads from OSMP_TUNE_FILE (README \"Tune table\"). With libosmp_mpi\n"
+            "                       libosmp_mpi reads from OSMP_TUNE_FILE (docs/mpi.md \"Tune table\"). With libosmp_mpi\n"
             "                       preloaded (recommended), OSMP's side is the MPI_ call through it (its own tune\n"
             "                       table off), so the interposition's cost counts\n"
             "  --tune-out FILE      where --tune writes the table (default osmp-tune.txt)\n"
@@ -588,7 +588,7 @@ int main(int argc, char **argv)
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
         if (tf) {
-            fprintf(tf, "# OSMP tune table (README \"Tune table\"): OPERATION MAX_RANKS MIN_BYTES MAX_BYTES osmp|mpi\n"
+            fprintf(tf, "# OSMP tune table (docs/mpi.md \"Tune table\"): OPERATION MAX_RANKS MIN_BYTES MAX_BYTES osmp|mpi\n"
                         "# from: osmp-bench");
             for (int i = 1; i < argc; i++) fprintf(tf, " %s", argv[i]);
             fprintf(tf, "\n# %d processes, %s; mpi where OSMP%s / MPI > %.2f (OSU timing, median of %d rounds)\n",

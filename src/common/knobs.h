@@ -50,7 +50,7 @@
     X(STEP_START, "0", "testing: the value the team's sequence counters start from (e.g. near 2^64 to "       \
                        "exercise wrap-around)")                                                              \
     X(TRACE, "", "write a transfer trace: each participant writes PREFIX.<team rank>.jsonl, one line per "   \
-                 "(call, source, destination) of payload copied and per call of data reduced (README)")     \
+                 "(call, source, destination) of payload copied and per call of data reduced (docs/design.md)")     \
     X(FAULT, "", "testing: copy:N, alloc:N or seg:N makes this process's N-th single copy, allocation "     \
                  "(team creation, collectives) or segment creation/attach fail; @R: only in rank R "     \
                  "(osmp-run's, or the MPI launcher's)")                                                  \
@@ -63,7 +63,7 @@
     X(MPI_SHARE_TEAMS, "1", "libosmp_mpi: 1 lets communicators over the same processes in the same order "   \
                             "share one team (not under MPI_THREAD_MULTIPLE); 0 gives each its own")         \
     X(TUNE_FILE, "", "libosmp_mpi: table of (operation, team size, message size) -> osmp|mpi from "          \
-                     "osmp-bench --tune (README); empty: the built-in table (src/mpi/tune.c); "            \
+                     "osmp-bench --tune (docs/mpi.md); empty: the built-in table (src/mpi/tune.c); "            \
                      "none: every eligible call on OSMP")                                                 \
     X(MPI_MAX_TEAMS, "64", "libosmp_mpi: teams a process may hold; communicators over further sets of "     \
                            "processes go to MPI (OSMP_VERBOSE says so)")                                      \

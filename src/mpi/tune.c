@@ -4,7 +4,7 @@
  * message sizes), the call goes to MPI (reason R_TUNED). The table comes from
  * OSMP_TUNE_FILE (osmp-bench --tune writes one), else the built-in one below.
  *
- * Format (README "Tune table"): one rule a line, '#' starts a comment,
+ * Format (docs/mpi.md "Tune table"): one rule a line, '#' starts a comment,
  *   OPERATION  MAX_RANKS  MIN_BYTES  MAX_BYTES  osmp|mpi
  * OPERATION is a name of osmp_coll_name (allreduce, bcast, ...); MAX_RANKS a
  * communicator size or '*' (any); MIN_BYTES, MAX_BYTES inclusive, with an
