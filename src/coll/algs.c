@@ -10,7 +10,7 @@
 #define OSMP__ALG(name, run, radix, takes_radix, needs_single_copy, doc)                                     \
     int run(osmp__coll_t t, const struct osmp__args *a);
 #define OSMP__ALG_UPTO(name, run, max_block, radix, takes_radix, needs_single_copy, doc)                     \
-    int run(osmp__coll_t t, const struct osmp__args *a);                                                   \
+    int run(osmp__coll_t t, const struct osmp__args *a);                                                     \
     size_t max_block(osmp__coll_t t);
 #include "coll/algs.def"
 #undef OSMP__ALGS

@@ -135,7 +135,7 @@ struct osmp__coll {
     int *ring; /* the distance-aware ring (plan/graph.c) from rank 0, built on first use */
     size_t *displs; /* [size] block displacements for reduce_scatter's ring (its calls give counts only) */
     struct osmp__trace *trace; /* OSMP_TRACE (coll/trace.h), NULL when off */
-    struct osmp__slicing *slicing[2]; /* sliced reductions: [0] one group, [1] the plan's levels; built on first use */
+    struct osmp__slicing *slicing[2]; /* sliced reductions, built on first use: [0] one group, [1] levels */
 };
 typedef struct osmp__coll *osmp__coll_t;
 
@@ -310,11 +310,11 @@ int osmp__alg_parse(osmp_coll_t c, const char *value, struct osmp__choice *choic
 /* What selection needs besides the team: the forced algorithms and the knobs
  * that set the thresholds, all rank 0's. */
 struct osmp__select_in {
-    struct osmp__choice forced[OSMP_COLL_COUNT]; /* OSMP_<OP>_ALG; alg NULL: auto */
-    int64_t stream_min;                          /* OSMP_STREAM_MIN: bytes; -1 auto, -2 never */
+    struct osmp__choice forced[OSMP_COLL_COUNT];       /* OSMP_<OP>_ALG; alg NULL: auto */
+    int64_t stream_min;                                /* OSMP_STREAM_MIN: bytes; -1 auto, -2 never */
     uint64_t single_copy_min, single_copy_min_threads; /* OSMP_SINGLE_COPY_MIN(_THREADS) */
-    int single_copy_auto;                        /* OSMP_SINGLE_COPY_MIN=auto */
-    int one_process;                             /* every participant a thread of this process */
+    int single_copy_auto;                              /* OSMP_SINGLE_COPY_MIN=auto */
+    int one_process;                                   /* every participant a thread of this process */
 };
 /* Everything a team decides once, from its shape and the knobs: per collective
  * the algorithms by size (t->choice), the single-copy thresholds

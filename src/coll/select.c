@@ -258,7 +258,8 @@ static size_t class_min(int sz)
 /* Add algorithm a to the chain of one (collective, size class, single copy)
  * for the blocks it takes on this team beyond the links before it. Returns 1
  * once the chain takes every size. */
-static int chain_add(osmp__coll_t t, struct osmp__choice *chain, int *k, int sz, const struct osmp__alg *a, int radix)
+static int chain_add(osmp__coll_t t, struct osmp__choice *chain, int *k, int sz, const struct osmp__alg *a,
+                     int radix)
 {
     size_t max = a->max_block ? a->max_block(t) : SIZE_MAX;
     if (max < class_min(sz) || (max == 0 && a->max_block) || (*k && max <= chain[*k - 1].max)) return 0;
@@ -282,7 +283,8 @@ static uint64_t team_llc(osmp__coll_t t)
             break;
         }
         int known = 0;
-        for (int i = 0; i < k; i++) known |= seen[i] == d;
+        for (int i = 0; i < k; i++)
+            known |= seen[i] == d;
         if (!known) {
             seen[k++] = d;
             sum += d->cache_bytes;
@@ -313,9 +315,9 @@ static int far_team(osmp__coll_t t)
 static void thresholds(osmp__coll_t t, const struct osmp__select_in *in)
 {
     int far = far_team(t);
-    t->mb.stream_min = in->stream_min >= 0 ? (size_t)in->stream_min
+    t->mb.stream_min = in->stream_min >= 0                                ? (size_t)in->stream_min
                        : in->stream_min == -1 && far && OSMP__HAVE_STREAM ? (size_t)OSMP__STREAM_MIN_FAR
-                                                                         : SIZE_MAX;
+                                                                          : SIZE_MAX;
     uint64_t n2 = (uint64_t)t->size * (uint64_t)t->size, llc = team_llc(t);
     t->own_stream_min = OSMP__HAVE_STREAM ? (size_t)((llc ? llc / 2 : OSMP__OWN_STREAM_TEAM) / n2) : SIZE_MAX;
     uint64_t exch = OSMP__SINGLE_COPY_EXCHANGE_TEAM / n2;
@@ -327,7 +329,8 @@ static void thresholds(osmp__coll_t t, const struct osmp__select_in *in)
         if (!in->one_process && in->single_copy_auto) {
             if (exchange) min = exch;
             /* far: a staged line crosses twice, unless its slot is streamed */
-            if (far && (exchange || t->mb.stream_min > OSMP__SINGLE_COPY_MIN_FAR) && min > OSMP__SINGLE_COPY_MIN_FAR)
+            if (far && (exchange || t->mb.stream_min > OSMP__SINGLE_COPY_MIN_FAR) &&
+                min > OSMP__SINGLE_COPY_MIN_FAR)
                 min = OSMP__SINGLE_COPY_MIN_FAR;
         }
         /* Reduce's single copy moves a leaf's copy onto its parent (reduce_tree.c):
@@ -372,8 +375,9 @@ void osmp__select_init(osmp__coll_t t, const struct osmp__select_in *in)
                     done = chain_add(t, chain, &k, sz, forced->alg, forced->radix);
                 for (size_t i = 0; !done && i < sizeof(table) / sizeof(table[0]); i++) {
                     const struct osmp__alg *a = find(table[i].coll, table[i].alg, strlen(table[i].alg));
-                    if (table[i].coll == (osmp_coll_t)c && (table[i].sizes >> sz & 1) && (table[i].shapes & shape) &&
-                        a->needs_single_copy != (sc ? -1 : 1) && (sc || !table[i].once))
+                    if (table[i].coll == (osmp_coll_t)c && (table[i].sizes >> sz & 1) &&
+                        (table[i].shapes & shape) && a->needs_single_copy != (sc ? -1 : 1) &&
+                        (sc || !table[i].once))
                         done = chain_add(t, chain, &k, sz, a, a->takes_radix ? table[i].radix : a->radix);
                 }
                 if (!done) abort(); /* every collective's last row takes every size */
@@ -394,7 +398,8 @@ int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a)
     a->copy_min = t->single_copy_min[c];
     a->single_copy = osmp__copy_once(a, bytes);
     const struct osmp__choice *ch = t->choice[c][sz][a->single_copy];
-    while (__builtin_expect(bytes > ch->max, 0)) ch++; /* beyond an algorithm's line or slot */
+    while (__builtin_expect(bytes > ch->max, 0))
+        ch++; /* beyond an algorithm's line or slot */
     a->radix = ch->radix;
     if (__builtin_expect(t->trace != NULL, 0)) osmp__trace_alg_(t->trace, ch->alg->name, ch->radix, a->root, bytes);
     int rc;

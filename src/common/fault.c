@@ -50,8 +50,10 @@ int osmp__fault_slow(enum osmp__fault_kind k)
         const char *v = osmp__knob_str(OSMP_KNOB_FAULT);
         int bad = *v && parse(v);
         if (bad)
-            fprintf(stderr, "osmp: OSMP_FAULT=\"%s\" must be copy:N, alloc:N or seg:N, optionally @RANK; "
-                            "no fault\n", v);
+            fprintf(stderr,
+                    "osmp: OSMP_FAULT=\"%s\" must be copy:N, alloc:N or seg:N, optionally @RANK; "
+                    "no fault\n",
+                    v);
         st = !bad && *v && fault_at > 0 ? 2 : 1;
         osmp__store32(&osmp__fault_state, st);
     }

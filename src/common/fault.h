@@ -9,7 +9,8 @@
 
 enum osmp__fault_kind {
     OSMP__FAULT_COPY,  /* a single copy of a collective: as if process_vm_readv refused */
-    OSMP__FAULT_ALLOC, /* a memory allocation of team creation or of a collective: as if malloc returned NULL */
+    OSMP__FAULT_ALLOC, /* a memory allocation of team creation or of a collective: as if malloc returned NULL
+                        */
     OSMP__FAULT_SEG,   /* creating or attaching a team segment: as if shm_open failed */
     OSMP__FAULT_KINDS
 };

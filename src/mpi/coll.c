@@ -219,8 +219,9 @@ OSMP_MPI_ENTRY(int, MPI_Alltoall)(const void *sendbuf, int scount, MPI_Datatype 
 }
 
 /* Reduce_scatter_block, scan and exscan: inside a node only; across nodes they go to MPI. */
-static inline __attribute__((always_inline)) int node_reduction(osmp_coll_t c, const void *sendbuf, void *recvbuf,
-                                                                int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+static inline __attribute__((always_inline)) int node_reduction(osmp_coll_t c, const void *sendbuf,
+                                                                void *recvbuf, int count, MPI_Datatype dt,
+                                                                MPI_Op op, MPI_Comm comm)
 {
     osmp_dtype_t odt;
     osmp_op_t oop;
@@ -229,9 +230,10 @@ static inline __attribute__((always_inline)) int node_reduction(osmp_coll_t c, c
     if (!s) return USE_MPI;
     if (!count) return osmp__mpi_done(s, c, OSMP_OK);
     const void *in = osmp__mpi_in_place(sendbuf);
-    int rc = c == OSMP_COLL_SCAN     ? osmp_scan(s->team, in, recvbuf, (size_t)count, odt, oop)
-             : c == OSMP_COLL_EXSCAN ? osmp_exscan(s->team, in, recvbuf, (size_t)count, odt, oop)
-                                     : osmp_reduce_scatter_block(s->team, in, recvbuf, (size_t)count, odt, oop);
+    int rc = c == OSMP_COLL_SCAN ? osmp_scan(s->team, in, recvbuf, (size_t)count, odt, oop)
+             : c == OSMP_COLL_EXSCAN
+                 ? osmp_exscan(s->team, in, recvbuf, (size_t)count, odt, oop)
+                 : osmp_reduce_scatter_block(s->team, in, recvbuf, (size_t)count, odt, oop);
     return osmp__mpi_done(s, c, rc);
 }
 

@@ -159,8 +159,8 @@ struct ints {
     int *c[4], *copy[4];
 };
 
-static inline struct ints ints_open(MPI_Comm comm, int root_only, int root, const MPI_Fint *a0, const MPI_Fint *a1,
-                                    const MPI_Fint *a2, const MPI_Fint *a3)
+static inline struct ints ints_open(MPI_Comm comm, int root_only, int root, const MPI_Fint *a0,
+                                    const MPI_Fint *a1, const MPI_Fint *a2, const MPI_Fint *a3)
 {
     const MPI_Fint *a[4] = {a0, a1, a2, a3};
     struct ints x = {0, {NULL}, {NULL}};
@@ -172,7 +172,8 @@ static inline struct ints ints_open(MPI_Comm comm, int root_only, int root, cons
             x.rc = MPI_ERR_NO_MEM;
             continue;
         }
-        for (int j = 0; j < n; j++) x.copy[i][j] = (int)a[i][j];
+        for (int j = 0; j < n; j++)
+            x.copy[i][j] = (int)a[i][j];
         x.c[i] = x.copy[i];
     }
     return x;
@@ -180,7 +181,8 @@ static inline struct ints ints_open(MPI_Comm comm, int root_only, int root, cons
 
 static inline void ints_close(struct ints *x)
 {
-    for (int i = 0; i < 4; i++) free(x->copy[i]);
+    for (int i = 0; i < 4; i++)
+        free(x->copy[i]);
 }
 
 /* ---------------------------------------------------------------- the calls */
@@ -310,8 +312,8 @@ static void f_gatherv P_GATHERV
     MPI_Comm c = MPI_Comm_f2c(*comm);
     struct ints v = ints_open(c, 1, (int)*root, rcounts, displs, NULL, NULL);
     set_ierr(ierr, v.rc ? v.rc
-                        : MPI_Gatherv(buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), v.c[0],
-                                      v.c[1], MPI_Type_f2c(*rdt), (int)*root, c));
+                        : MPI_Gatherv(buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0),
+                                      v.c[0], v.c[1], MPI_Type_f2c(*rdt), (int)*root, c));
     ints_close(&v);
 }
 FORTRAN_NAMES(MPI_GATHERV, mpi_gatherv, f_gatherv, P_GATHERV)
@@ -342,8 +344,8 @@ static void f_allgatherv P_ALLGATHERV
     MPI_Comm c = MPI_Comm_f2c(*comm);
     struct ints v = ints_open(c, 0, 0, rcounts, displs, NULL, NULL);
     set_ierr(ierr, v.rc ? v.rc
-                        : MPI_Allgatherv(buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), v.c[0],
-                                         v.c[1], MPI_Type_f2c(*rdt), c));
+                        : MPI_Allgatherv(buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0),
+                                         v.c[0], v.c[1], MPI_Type_f2c(*rdt), c));
     ints_close(&v);
 }
 FORTRAN_NAMES(MPI_ALLGATHERV, mpi_allgatherv, f_allgatherv, P_ALLGATHERV)
@@ -358,8 +360,8 @@ static void f_alltoallv P_ALLTOALLV
     MPI_Comm c = MPI_Comm_f2c(*comm);
     struct ints v = ints_open(c, 0, 0, scounts, sdispls, rcounts, rdispls);
     set_ierr(ierr, v.rc ? v.rc
-                        : MPI_Alltoallv(buf_c(sbuf, 1), v.c[0], v.c[1], MPI_Type_f2c(*sdt), buf_c(rbuf, 0), v.c[2],
-                                        v.c[3], MPI_Type_f2c(*rdt), c));
+                        : MPI_Alltoallv(buf_c(sbuf, 1), v.c[0], v.c[1], MPI_Type_f2c(*sdt), buf_c(rbuf, 0),
+                                        v.c[2], v.c[3], MPI_Type_f2c(*rdt), c));
     ints_close(&v);
 }
 FORTRAN_NAMES(MPI_ALLTOALLV, mpi_alltoallv, f_alltoallv, P_ALLTOALLV)

@@ -88,7 +88,8 @@ static void count(MPI_Fint *n, MPI_Fint *dt, MPI_Fint *dest, MPI_Fint *comm)
     {                                                                                                        \
         NEXT(#sym, startall_fn)                                                                              \
         if (osmp__mpi_profile_on())                                                                          \
-            for (MPI_Fint i = 0; i < *cnt; i++) osmp__mpi_profile_start(MPI_Request_f2c(reqs[i]));           \
+            for (MPI_Fint i = 0; i < *cnt; i++)                                                              \
+                osmp__mpi_profile_start(MPI_Request_f2c(reqs[i]));                                           \
         next_(cnt, reqs, ierr);                                                                              \
     }
 #define F_SENDRECV(sym)                                                                                      \

@@ -122,8 +122,9 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy, int size)
 {
     char err[200];
     const char *cs = osmp__knob_str(OSMP_KNOB_CHUNK_SIZE);
-    long chunk = strcmp(cs, "auto") == 0 ? (long)osmp__select_chunk(size)
-                                         : osmp__knob_long(OSMP_KNOB_CHUNK_SIZE, 64, 16 << 20, err, sizeof(err));
+    long chunk = strcmp(cs, "auto") == 0
+                     ? (long)osmp__select_chunk(size)
+                     : osmp__knob_long(OSMP_KNOB_CHUNK_SIZE, 64, 16 << 20, err, sizeof(err));
     if (chunk < 0) snprintf(err, sizeof(err), "OSMP_CHUNK_SIZE=\"%s\" must be auto or an integer in 64..16777216", cs);
     long depth = chunk < 0 ? -1 : osmp__knob_long(OSMP_KNOB_PIPELINE_DEPTH, 1, OSMP__MAX_DEPTH, err, sizeof(err));
     const char *sm = osmp__knob_str(OSMP_KNOB_SINGLE_COPY_MIN);
@@ -137,9 +138,10 @@ static int read_shared_knobs(struct boot1 *b, const char *hierarchy, int size)
         scmin < 0 ? -1 : osmp__knob_long(OSMP_KNOB_SINGLE_COPY_MIN_THREADS, 0, 1L << 40, err, sizeof(err));
     const char *st = osmp__knob_str(OSMP_KNOB_STREAM_MIN);
     int st_auto = strcmp(st, "auto") == 0, st_never = strcmp(st, "never") == 0;
-    long stream = scmin_threads < 0      ? -1
-                  : st_auto || st_never ? 0
-                                        : osmp__knob_long(OSMP_KNOB_STREAM_MIN, 0, 1L << 40, err, sizeof(err));
+    long stream = scmin_threads < 0 ? -1
+                  : st_auto || st_never
+                      ? 0
+                      : osmp__knob_long(OSMP_KNOB_STREAM_MIN, 0, 1L << 40, err, sizeof(err));
     if (scmin_threads >= 0 && stream < 0)
         snprintf(err, sizeof(err), "OSMP_STREAM_MIN=\"%s\" must be auto, never or an integer in 0..%ld", st, 1L << 40);
     long check = stream < 0 ? -1 : osmp__knob_long(OSMP_KNOB_CHECK_ARGS, 0, 1, err, sizeof(err));
@@ -393,7 +395,8 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, osmp_topo_t topo)
                                  .single_copy_min_threads = r0->single_copy_min_threads,
                                  .single_copy_auto = r0->single_copy_auto,
                                  .one_process = 1};
-    for (int r = 0; r < c->size; r++) in.one_process &= t->local[r];
+    for (int r = 0; r < c->size; r++)
+        in.one_process &= t->local[r];
     for (int k = 0; k < OSMP_COLL_COUNT; k++) {
         in.forced[k].alg = r0->alg[k] < 0 ? NULL : &osmp__algs_of((osmp_coll_t)k)[r0->alg[k]];
         in.forced[k].radix = r0->radix[k];

@@ -131,7 +131,8 @@ static void *direct_participant(void *arg)
         CHECK_INT(memcmp(mine[d]->inline_data, &v, sizeof(v)), 0);
         if (k == 2 || k == 3) {
             /* Another collective makes what is owed (on line 1-d): the barrier publishes it first. */
-            int direct = strcmp(c->choice[OSMP_COLL_BARRIER][OSMP__SIZE_INLINE][0][0].alg->name, "direct") == 0;
+            int direct =
+                strcmp(c->choice[OSMP_COLL_BARRIER][OSMP__SIZE_INLINE][0][0].alg->name, "direct") == 0;
             CHECK(direct || c->oversubscribed); /* (the table's row for oversubscribed teams: flat) */
             int od = c->owed_dir;
             uint64_t owed = c->owed_step, before = c->direct_calls;

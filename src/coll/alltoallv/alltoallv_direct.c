@@ -12,7 +12,6 @@
 
 #include "coll/coll.h"
 
-
 /*
  * Direct alltoallv protocol. My mailbox line has part = OSMP_INLINE_MAX / (n -
  * 1) bytes for each other rank q, at (q - (q > me)) * part, and the ring slot

@@ -14,7 +14,7 @@ int osmp__barrier_direct(osmp__coll_t t, const struct osmp__args *a)
     (void)a;
     struct osmp__mbox *m = &t->mb;
     uint64_t s = osmp__phase_only(t) + 1;
-    osmp__mb_publish(m, OSMP__UP, s); /* 1 */
+    osmp__mb_publish(m, OSMP__UP, s);     /* 1 */
     osmp__settle_owed(t, 1u << OSMP__UP); /* before any wait */
     for (int r = 0; r < t->size; r++) /* 2 */
         if (r != t->rank && osmp__mb_wait(m, r, OSMP__UP, s)) return m->failed;
