@@ -262,7 +262,8 @@ static int chain_add(osmp__coll_t t, struct osmp__choice *chain, int *k, int sz,
                      int radix)
 {
     size_t max = a->max_block ? a->max_block(t) : SIZE_MAX;
-    if (max < class_min(sz) || (max == 0 && a->max_block) || (*k && max <= chain[*k - 1].max)) return 0;
+    /* (it cannot run on this team, or the links before it take these blocks) */
+    if (max == 0 || max < class_min(sz) || (*k && max <= chain[*k - 1].max)) return 0;
     if (*k == OSMP__CHAIN) abort(); /* (the table's rows make at most three links) */
     chain[(*k)++] = (struct osmp__choice){a, radix, max};
     return max == SIZE_MAX;

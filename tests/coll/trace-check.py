@@ -156,12 +156,12 @@ def check_direct_small(tools, op, own):
 def case_reduce_scatter_direct(tools):
     # Small blocks take one hop, every rank reading its block of each other
     # rank's vector (line: 6 x 8 B; slot: 6 x 200 B). A vector that fits a
-    # slot but would make each rank read more than 16 KiB (5 x 4000 B) is
-    # handed to reduces, and the trace says so; large blocks take the ring.
+    # slot but would make each rank read more than 16 KiB (5 x 4000 B) goes
+    # to reduces, the next selection row; large blocks take the ring.
     cores = "0,1,2,3,4,5"
     check_direct_small(tools, "reduce_scatter_block", 0)
     c = run_case(tools, OPTERON48, cores, "reduce_scatter_block", 4000)
-    check("4000 B blocks: direct handed the call to reduces", c["alg"] == "reduces", c["alg"])
+    check("4000 B blocks: beyond direct's limit, reduces", c["alg"] == "reduces", c["alg"])
     c = run_case(tools, OPTERON48, cores, "reduce_scatter_block", 65540)
     check("64 KiB + 4 B blocks: auto chose the ring", c["alg"] == "ring", c["alg"])
 
@@ -223,8 +223,8 @@ def case_single_copy_exchange(tools):
               streamed(c, b) if want else c["stream"] == [0, 0], c["stream"])
 
 
-def case_pair_far(tools):
-    # A team whose participants share no last-level cache (team.c far_team:
+def case_far_team(tools):
+    # A team whose participants share no last-level cache (select.c far_team:
     # here two packages of the Opteron48, cores 0 and 47): the sender stages
     # with streaming stores from 1 KiB (OSMP_STREAM_MIN=auto), and the
     # exchanges (allgather, alltoall) copy once from 16 KiB; a pair under one
@@ -311,10 +311,30 @@ def case_alltoall_direct(tools):
     # Every rank writes its blocks for the five others into its line (5 x 8 B)
     # or one slot (5 x 200 B), and its own into its output, and reads its own
     # out of each other rank's; a vector beyond a slot (5 x 8000 B, chunk 32
-    # KiB) is handed to slots, and the trace says so.
+    # KiB) goes to slots, the next selection row.
     check_direct_small(tools, "alltoall", 6)
     c = run_case(tools, OPTERON48, "0,1,2,3,4,5", "alltoall", 8000)
-    check("8000 B blocks: direct handed the call to slots", c["alg"] == "slots", c["alg"])
+    check("8000 B blocks: beyond direct's slot, slots", c["alg"] == "slots", c["alg"])
+
+
+def case_selection_chain(tools):
+    # An algorithm that takes blocks only up to its line or slot (max_block) gives larger ones to the next
+    # selection row, chosen at team creation, whether it came from the table or OSMP_<OP>_ALG. Six ranks of
+    # one package (flat, chunk 32 KiB): allgather direct up to a slot, gather_bcast beyond. Alltoallv direct
+    # needs a byte of the mailbox line per peer: a team of 50 takes slots.
+    six = "0,1,2,3,4,5"
+    for env, how in ((None, "auto"), ({"OSMP_ALLGATHER_ALG": "direct"}, "OSMP_ALLGATHER_ALG=direct")):
+        for nbytes, alg in ((16000, "direct"), (32768, "direct"), (32769, "gather_bcast"), (60000, "gather_bcast")):
+            c = run_case(tools, OPTERON48, six, "allgather", nbytes, env=env)
+            check(f"{how}, 6 ranks, allgather of {nbytes} B blocks: {alg}", c["alg"] == alg, c["alg"])
+            if alg == "direct":
+                check(f"{how}, 6 ranks, allgather of {nbytes} B blocks: every rank receives 5 blocks once",
+                      all(v == 5 * nbytes for v in c["received"]), c["received"])
+    fifty = ",".join(str(r) for r in range(50))
+    machine = ["--synthetic", "pack:8 numa:1 l3:1 core:8 pu:1"]
+    for env, how in ((None, "auto"), ({"OSMP_ALLTOALLV_ALG": "direct"}, "OSMP_ALLTOALLV_ALG=direct")):
+        c = run_case(tools, machine, fifty, "alltoallv", 64, env=env)
+        check(f"{how}, 50 ranks, alltoallv: slots", c["alg"] == "slots", c["alg"])
 
 
 def case_allgatherv_direct(tools):
@@ -447,9 +467,10 @@ CASES = {
     "reduce_scatter-opteron48": case_reduce_scatter_opteron,
     "reduce_scatter-direct": case_reduce_scatter_direct,
     "single-copy-exchange": case_single_copy_exchange,
-    "pair-far": case_pair_far,
+    "far-team": case_far_team,
     "alltoall-direct": case_alltoall_direct,
     "allgatherv-direct": case_allgatherv_direct,
+    "selection-chain": case_selection_chain,
     "alltoallv-direct": case_alltoallv_direct,
     "allreduce-opteron48": case_allreduce_opteron,
     "gather-opteron48": case_gather_opteron,
