@@ -625,6 +625,136 @@ OSMP_EXPORT int osmp_exscan(osmp_team_t team, const void *sendbuf, void *recvbuf
                             osmp_op_t op);
 
 /*
+ * Nonblocking and persistent collectives, as MPI's (MPI_Iallreduce,
+ * MPI_Allreduce_init). osmp_i<op> takes the blocking call's arguments and
+ * returns at once with a request; osmp_<op>_init makes a persistent request
+ * that osmp_start runs any number of times, each run followed by completion.
+ * The rules are MPI's:
+ *   - every participant posts the team's collectives (blocking calls,
+ *     nonblocking calls, starts) in the same order; a blocking call never
+ *     matches a nonblocking one;
+ *   - the buffers (and the count and displacement arrays) belong to the
+ *     library from the post until completion: do not read the output or write
+ *     the input meanwhile;
+ *   - any number may be outstanding on a team. They advance in posting order,
+ *     one at a time per participant (docs/design.md section 11): completing a
+ *     later one completes the earlier ones first, and a blocking call first
+ *     completes every outstanding one;
+ *   - progress: every test, wait, and OSMP call on the team moves its
+ *     outstanding collectives forward, and a participant blocked in a wait
+ *     also moves those it posted on its other teams; an algorithm that has no
+ *     resumable form yet (osmp-topo --algorithms) runs at once to its end when
+ *     waited for, or when tested once every participant has posted it.
+ * Errors in the arguments are returned by the post (no request is made, *req
+ * is OSMP_REQUEST_NULL); failures while it runs (a lost peer) by its
+ * completion, as the blocking call returns them. OSMP_CHECK_ARGS checks a
+ * nonblocking call's arguments when it runs.
+ */
+typedef struct osmp_request *osmp_request_t;
+#define OSMP_REQUEST_NULL ((osmp_request_t)0)
+
+OSMP_EXPORT int osmp_ibarrier(osmp_team_t team, osmp_request_t *req);
+OSMP_EXPORT int osmp_ibcast(osmp_team_t team, void *buf, size_t count, osmp_dtype_t dtype, int root,
+                            osmp_request_t *req);
+OSMP_EXPORT int osmp_ireduce(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype,
+                             osmp_op_t op, int root, osmp_request_t *req);
+OSMP_EXPORT int osmp_iallreduce(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count,
+                                osmp_dtype_t dtype, osmp_op_t op, osmp_request_t *req);
+OSMP_EXPORT int osmp_igather(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype,
+                             int root, osmp_request_t *req);
+OSMP_EXPORT int osmp_iallgather(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count,
+                                osmp_dtype_t dtype, osmp_request_t *req);
+OSMP_EXPORT int osmp_iscatter(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype,
+                              int root, osmp_request_t *req);
+OSMP_EXPORT int osmp_ireduce_scatter_block(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count,
+                                           osmp_dtype_t dtype, osmp_op_t op, osmp_request_t *req);
+OSMP_EXPORT int osmp_ialltoall(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count,
+                               osmp_dtype_t dtype, osmp_request_t *req);
+OSMP_EXPORT int osmp_igatherv(osmp_team_t team, const void *sendbuf, size_t sendcount, void *recvbuf,
+                              const size_t *recvcounts, const size_t *displs, osmp_dtype_t dtype, int root,
+                              osmp_request_t *req);
+OSMP_EXPORT int osmp_iscatterv(osmp_team_t team, const void *sendbuf, const size_t *sendcounts,
+                               const size_t *displs, void *recvbuf, size_t recvcount, osmp_dtype_t dtype, int root,
+                               osmp_request_t *req);
+OSMP_EXPORT int osmp_iallgatherv(osmp_team_t team, const void *sendbuf, size_t sendcount, void *recvbuf,
+                                 const size_t *recvcounts, const size_t *displs, osmp_dtype_t dtype,
+                                 osmp_request_t *req);
+OSMP_EXPORT int osmp_ialltoallv(osmp_team_t team, const void *sendbuf, const size_t *sendcounts,
+                                const size_t *sdispls, void *recvbuf, const size_t *recvcounts,
+                                const size_t *rdispls, osmp_dtype_t dtype, osmp_request_t *req);
+OSMP_EXPORT int osmp_ireduce_scatter(osmp_team_t team, const void *sendbuf, void *recvbuf, const size_t *recvcounts,
+                                     osmp_dtype_t dtype, osmp_op_t op, osmp_request_t *req);
+OSMP_EXPORT int osmp_iscan(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype,
+                           osmp_op_t op, osmp_request_t *req);
+OSMP_EXPORT int osmp_iexscan(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count, osmp_dtype_t dtype,
+                             osmp_op_t op, osmp_request_t *req);
+
+/* Persistent requests: the same arguments, checked once here; each
+ * osmp_start posts the collective with them (an in-place input is read at
+ * each run). Collective in the MPI sense: every participant makes them in
+ * the same order, and starts them in the same order. */
+OSMP_EXPORT int osmp_barrier_init(osmp_team_t team, osmp_request_t *req);
+OSMP_EXPORT int osmp_bcast_init(osmp_team_t team, void *buf, size_t count, osmp_dtype_t dtype, int root,
+                                osmp_request_t *req);
+OSMP_EXPORT int osmp_reduce_init(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count,
+                                 osmp_dtype_t dtype, osmp_op_t op, int root, osmp_request_t *req);
+OSMP_EXPORT int osmp_allreduce_init(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count,
+                                    osmp_dtype_t dtype, osmp_op_t op, osmp_request_t *req);
+OSMP_EXPORT int osmp_gather_init(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count,
+                                 osmp_dtype_t dtype, int root, osmp_request_t *req);
+OSMP_EXPORT int osmp_allgather_init(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count,
+                                    osmp_dtype_t dtype, osmp_request_t *req);
+OSMP_EXPORT int osmp_scatter_init(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count,
+                                  osmp_dtype_t dtype, int root, osmp_request_t *req);
+OSMP_EXPORT int osmp_reduce_scatter_block_init(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count,
+                                               osmp_dtype_t dtype, osmp_op_t op, osmp_request_t *req);
+OSMP_EXPORT int osmp_alltoall_init(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count,
+                                   osmp_dtype_t dtype, osmp_request_t *req);
+OSMP_EXPORT int osmp_gatherv_init(osmp_team_t team, const void *sendbuf, size_t sendcount, void *recvbuf,
+                                  const size_t *recvcounts, const size_t *displs, osmp_dtype_t dtype, int root,
+                                  osmp_request_t *req);
+OSMP_EXPORT int osmp_scatterv_init(osmp_team_t team, const void *sendbuf, const size_t *sendcounts,
+                                   const size_t *displs, void *recvbuf, size_t recvcount, osmp_dtype_t dtype,
+                                   int root, osmp_request_t *req);
+OSMP_EXPORT int osmp_allgatherv_init(osmp_team_t team, const void *sendbuf, size_t sendcount, void *recvbuf,
+                                     const size_t *recvcounts, const size_t *displs, osmp_dtype_t dtype,
+                                     osmp_request_t *req);
+OSMP_EXPORT int osmp_alltoallv_init(osmp_team_t team, const void *sendbuf, const size_t *sendcounts,
+                                    const size_t *sdispls, void *recvbuf, const size_t *recvcounts,
+                                    const size_t *rdispls, osmp_dtype_t dtype, osmp_request_t *req);
+OSMP_EXPORT int osmp_reduce_scatter_init(osmp_team_t team, const void *sendbuf, void *recvbuf,
+                                         const size_t *recvcounts, osmp_dtype_t dtype, osmp_op_t op,
+                                         osmp_request_t *req);
+OSMP_EXPORT int osmp_scan_init(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count,
+                               osmp_dtype_t dtype, osmp_op_t op, osmp_request_t *req);
+OSMP_EXPORT int osmp_exscan_init(osmp_team_t team, const void *sendbuf, void *recvbuf, size_t count,
+                                 osmp_dtype_t dtype, osmp_op_t op, osmp_request_t *req);
+
+/* Post an inactive persistent request (OSMP_ERR_INVALID_ARG for one that is
+ * active or not persistent). */
+OSMP_EXPORT int osmp_start(osmp_request_t *req);
+OSMP_EXPORT int osmp_startall(int n, osmp_request_t *reqs);
+
+/*
+ * Completion, as MPI's: a completed nonblocking request is freed and *req set
+ * to OSMP_REQUEST_NULL; a persistent one becomes inactive and stays. A
+ * OSMP_REQUEST_NULL or inactive request is complete at once (OSMP_OK).
+ * Each returns the collective's status (the first failure among several).
+ */
+/* *done = 1 once complete (then as osmp_wait); 0: not yet, the request stays. */
+OSMP_EXPORT int osmp_test(osmp_request_t *req, int *done);
+OSMP_EXPORT int osmp_wait(osmp_request_t *req);
+OSMP_EXPORT int osmp_waitall(int n, osmp_request_t *reqs);
+/* *done = 1 and every request completed when all are; else none is completed. */
+OSMP_EXPORT int osmp_testall(int n, osmp_request_t *reqs, int *done);
+/* Completes one request, *index its position; -1 when none is active. */
+OSMP_EXPORT int osmp_waitany(int n, osmp_request_t *reqs, int *index);
+/* Frees a request and sets *req to OSMP_REQUEST_NULL. An active one still
+ * runs to its end (the team's later calls complete it); the caller only
+ * loses the means to wait for it. */
+OSMP_EXPORT int osmp_request_free(osmp_request_t *req);
+
+/*
  * Memory that other processes' participants read in place. Where a collective
  * copies a block once (OSMP_SINGLE_COPY; between processes from
  * OSMP_SINGLE_COPY_MIN bytes), a block in memory from osmp_alloc is read

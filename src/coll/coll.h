@@ -282,6 +282,12 @@ static inline size_t osmp__displ2_of(const struct osmp__args *a, int r)
 }
 
 typedef int (*osmp__alg_fn)(osmp__coll_t t, const struct osmp__args *a);
+/* The resumable form of an algorithm (coll/co.h): OSMP_OK when done, a
+ * negative status on failure, or OSMP__PENDING ("not yet": it waits for the
+ * counter in t->mb.pend) after saving its place in co. */
+struct osmp__co;
+#define OSMP__PENDING 1
+typedef int (*osmp__co_fn)(osmp__coll_t t, const struct osmp__args *a, struct osmp__co *co);
 
 /* One algorithm of a collective (its table ends with a NULL name). */
 struct osmp__alg {
@@ -296,6 +302,9 @@ struct osmp__alg {
     /* The largest block (bytes) it takes on this team, 0 where it cannot run
      * at all; NULL: any. Selection gives larger blocks to the next row. */
     size_t (*max_block)(osmp__coll_t t);
+    /* Its resumable form (coll/co.h), or NULL: a nonblocking call of it runs
+     * the blocking form once every participant has posted it (team/request.c). */
+    osmp__co_fn co;
 };
 
 #define OSMP__COLL_TABLE(NAME, name, flags) extern const struct osmp__alg osmp__##name##_algs[];
@@ -330,6 +339,14 @@ void osmp__algs_print(FILE *f);
  * bytes per block) on this team. The vector variants' algorithms are chosen
  * for every size alike (selection rows of any size): the counts differ. */
 int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a);
+/* A nonblocking call of the same: the algorithm for its size (*alg; a's
+ * choices filled in as osmp__run does; OSMP_ERR_RANGE as there), then each
+ * step: the algorithm's resumable form from where it stopped (co zeroed at
+ * the first), or, where it has none, its blocking form to the end. Returns
+ * OSMP_OK, OSMP__PENDING or the failure (the team's, as osmp__run). */
+int osmp__co_start(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a, const struct osmp__alg **alg);
+int osmp__co_resume(osmp__coll_t t, osmp_coll_t c, const struct osmp__args *a, const struct osmp__alg *alg,
+                    struct osmp__co *co);
 
 /* A block of this many bytes between two participants is copied once,
  * straight from where it is (both sides decide alike from the block's size). */

@@ -386,14 +386,17 @@ void osmp__select_init(osmp__coll_t t, const struct osmp__select_in *in)
     }
 }
 
-int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a)
+/* The algorithm for this call's block size (and a->copy_min, single_copy,
+ * radix); NULL when a phase cannot hold its steps (OSMP_ERR_RANGE). */
+static inline __attribute__((always_inline)) const struct osmp__choice *choose(osmp__coll_t t, osmp_coll_t c,
+                                                                              struct osmp__args *a)
 {
     size_t bytes = a->count * a->esize;
     /* Enough steps in one phase for one chunk each, also per rank (scatter):
      * only a huge message needs the two divisions. */
     if (__builtin_expect(bytes >= (size_t)1 << 30, 0) &&
         bytes / t->mb.chunk >= OSMP__PHASE_STEPS / 2 / (uint64_t)t->size)
-        return OSMP_ERR_RANGE;
+        return NULL;
     int sz = bytes <= OSMP_INLINE_MAX ? OSMP__SIZE_INLINE : bytes <= OSMP__MEDIUM_MAX ? OSMP__SIZE_MEDIUM
                                                                                        : OSMP__SIZE_LARGE;
     a->copy_min = t->single_copy_min[c];
@@ -403,22 +406,53 @@ int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a)
         ch++; /* beyond an algorithm's line or slot */
     a->radix = ch->radix;
     if (__builtin_expect(t->trace != NULL, 0)) osmp__trace_alg_(t->trace, ch->alg->name, ch->radix, a->root, bytes);
-    int rc;
-    if (__builtin_expect(t->op_plan[c] == NULL, 1)) {
-        rc = ch->alg->run(t, a);
-    } else { /* its own spec while it runs; a composition's parts set theirs in turn */
-        const struct osmp_plan *plan = t->plan;
-        const char *spec = t->hierarchy;
-        t->plan = t->op_plan[c];
-        t->hierarchy = t->op_hierarchy[c];
-        rc = ch->alg->run(t, a);
-        t->plan = plan;
-        t->hierarchy = spec;
-    }
-    if (__builtin_expect(t->trace != NULL, 0)) osmp__trace_run_end_(t->trace);
-    /* A local failure (no memory, a failed copy) leaves the others waiting for
-     * steps this participant will not take: the team fails for everyone. */
-    return __builtin_expect(rc == OSMP_OK, 1) ? rc : osmp__mb_fail(&t->mb, rc);
+    return ch;
+}
+
+/* Run (co NULL) or resume the algorithm ch, with collective c's own spec
+ * while it runs (a composition's parts set theirs in turn). */
+static inline __attribute__((always_inline)) int run_choice(osmp__coll_t t, osmp_coll_t c, const struct osmp__args *a,
+                                                           const struct osmp__alg *alg, struct osmp__co *co)
+{
+    if (__builtin_expect(t->op_plan[c] == NULL, 1)) return co ? alg->co(t, a, co) : alg->run(t, a);
+    const struct osmp_plan *plan = t->plan;
+    const char *spec = t->hierarchy;
+    t->plan = t->op_plan[c];
+    t->hierarchy = t->op_hierarchy[c];
+    int rc = co ? alg->co(t, a, co) : alg->run(t, a);
+    t->plan = plan;
+    t->hierarchy = spec;
+    return rc;
+}
+
+/* The end of a run: a local failure (no memory, a failed copy) leaves the
+ * others waiting for steps this participant will not take, so the team fails
+ * for everyone. */
+static inline int run_end(osmp__coll_t t, int rc)
+{
+    if (__builtin_expect(t->trace != NULL, 0) && rc != OSMP__PENDING) osmp__trace_run_end_(t->trace);
+    return __builtin_expect(rc <= OSMP__PENDING && rc >= OSMP_OK, 1) ? rc : osmp__mb_fail(&t->mb, rc);
+}
+
+int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a)
+{
+    const struct osmp__choice *ch = choose(t, c, a);
+    if (__builtin_expect(!ch, 0)) return OSMP_ERR_RANGE;
+    return run_end(t, run_choice(t, c, a, ch->alg, NULL));
+}
+
+int osmp__co_start(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a, const struct osmp__alg **alg)
+{
+    const struct osmp__choice *ch = choose(t, c, a);
+    if (!ch) return OSMP_ERR_RANGE;
+    *alg = ch->alg;
+    return OSMP_OK;
+}
+
+int osmp__co_resume(osmp__coll_t t, osmp_coll_t c, const struct osmp__args *a, const struct osmp__alg *alg,
+                    struct osmp__co *co)
+{
+    return run_end(t, run_choice(t, c, a, alg, alg->co ? co : NULL));
 }
 
 void osmp__algs_print(FILE *f)

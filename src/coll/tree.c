@@ -44,7 +44,7 @@ static int build_subtrees(struct osmp__tree *tr, int n, int me, int root, const 
 {
     int *pre = osmp__malloc(sizeof(int) * (size_t)n), *stack = osmp__malloc(sizeof(int) * (size_t)n),
         *size = osmp__malloc(sizeof(int) * (size_t)n);
-    int rc = -1, np = 0, sp = 0, at = 0;
+    int rc = -1, np = 0, sp = 0, at = 0, nb = 0;
     if (!pre || !stack || !size) goto out;
     stack[sp++] = root;
     while (sp) {
@@ -63,7 +63,6 @@ static int build_subtrees(struct osmp__tree *tr, int n, int me, int root, const 
     tr->nsub = size[me];
     tr->sub = osmp__malloc(sizeof(int) * (size_t)size[me]);
     tr->child_nsub = osmp__malloc(sizeof(int) * (size_t)(tr->nchildren ? tr->nchildren : 1));
-    int nb = 0;
     for (int c = par[me] >= 0 ? head[par[me]] : -1; c >= 0 && c != me; c = next[c]) nb++;
     tr->before_nsub = osmp__malloc(sizeof(int) * (size_t)(nb ? nb : 1));
     if (!tr->sub || !tr->child_nsub || !tr->before_nsub) goto out;

@@ -75,6 +75,22 @@ int osmp__mb_wait_slot_slow(struct osmp__mbox *m, int rank, int dir, int slot, u
                    &m->wait, NULL);
 }
 
+int osmp__mb_wait_pend(struct osmp__mbox *m)
+{
+    struct peer_wait w = {m, m->pend.rank, 0};
+    int rc = osmp__wait_reached(m->pend.ctr, m->pend.waiters, m->pend.step, &m->wait, peer_check, &w, NULL);
+    if (rc) m->failed = rc;
+    return rc;
+}
+
+int osmp__mb_check_pend(struct osmp__mbox *m)
+{
+    struct peer_wait w = {m, m->pend.rank, 3}; /* (3: the process is asked now, not after four naps) */
+    int rc = m->failed ? m->failed : peer_check(&w);
+    if (rc) m->failed = rc;
+    return rc;
+}
+
 void osmp__mb_publish_slot(struct osmp__mbox *m, int dir, int slot, uint64_t step)
 {
     if (!OSMP__IS_MINI(slot)) return osmp__mb_publish(m, dir, step);

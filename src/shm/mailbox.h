@@ -114,6 +114,11 @@ struct osmp__region {
     struct osmp__chan chan[2];
     struct osmp__wake wake[2];
     struct osmp__shared shared; /* used in rank 0's region only */
+    /* Nonblocking collectives and persistent starts this participant has
+     * posted on the team (team/request.c), and its sleepers: a request that
+     * runs in blocking form starts only once every participant posted it. */
+    struct osmp__chan posted;
+    struct osmp__wake posted_wake;
     /* On a 128-byte boundary: a two-line message (below) starting at an even
      * index fills one aligned pair, which the reader's cache fetches together. */
     struct osmp__mini mini[2][OSMP__MINI_SLOTS] __attribute__((aligned(2 * OSMP_CACHE_LINE)));
@@ -161,6 +166,14 @@ struct osmp__mbox {
     /* [dir][i]: my mini lines' records, allocated apart (OSMP__MINI_SLOTS). Every team has them. */
     struct osmp__slot_rec (*mini_rec)[OSMP__MINI_SLOTS];
     struct osmp__slot_rec rec[2][OSMP__MAX_DEPTH + 1]; /* [dir][slot], last = inline */
+    /* The counter the last unmet poll (osmp__mb_poll*) looked at: what a
+     * resumable call waits for when it returns "not yet" (osmp__mb_wait_pend). */
+    struct {
+        osmp_atomic64_t *ctr;
+        osmp_atomic32_t *waiters;
+        uint64_t step;
+        int rank;
+    } pend;
 };
 
 /* Bytes of one region for these ring dimensions, rounded up to whole pages. */
@@ -297,6 +310,42 @@ static inline size_t osmp__mb_fill(const struct osmp__mbox *m, void *dst, const 
     return 0;
 }
 
+/* ---- resumable calls: the waits above as polls that never block ---- */
+
+/* Has `rank` published `step` on dir? 1 (acquired, and remembered in seen) or
+ * 0, with the counter left in m->pend for osmp__mb_wait_pend. */
+static inline int osmp__mb_poll_ctr(struct osmp__mbox *m, int rank, int dir, osmp_atomic64_t *ctr, uint64_t step,
+                                    uint64_t *seen)
+{
+    uint64_t v = osmp__load_acquire(ctr);
+    if (osmp__seq_reached(v, step)) {
+        if (seen) *seen = v;
+        return 1;
+    }
+    m->pend.ctr = ctr;
+    m->pend.waiters = &osmp__mb_region(m, rank)->wake[dir].waiters;
+    m->pend.step = step;
+    m->pend.rank = rank;
+    return 0;
+}
+static inline int osmp__mb_poll(struct osmp__mbox *m, int rank, int dir, uint64_t step)
+{
+    if (osmp__seq_reached(osmp__mb_seen(m, rank, dir), step)) return 1;
+    return osmp__mb_poll_ctr(m, rank, dir, &osmp__mb_chan(m, rank, dir)->seq, step, osmp__mb_seen_at(m, rank, dir));
+}
+static inline int osmp__mb_poll_slot(struct osmp__mbox *m, int rank, int dir, int slot, uint64_t step)
+{
+    if (!OSMP__IS_MINI(slot)) return osmp__mb_poll(m, rank, dir, step);
+    return osmp__mb_poll_ctr(m, rank, dir, &osmp__mb_region(m, rank)->mini[dir][OSMP__SLOT_MINI(0) - slot].seq,
+                             step, NULL);
+}
+/* Block (spin, yield, sleep, liveness: wait.c) on what the last unmet poll
+ * looked at. OSMP_OK once it moved there, or OSMP_ERR_PEER_LOST (m->failed). */
+int osmp__mb_wait_pend(struct osmp__mbox *m);
+/* Without blocking: has the participant the last unmet poll waited for died,
+ * or has anyone given up on the team? OSMP_ERR_PEER_LOST (m->failed) or OSMP_OK. */
+int osmp__mb_check_pend(struct osmp__mbox *m);
+
 /* A claim's rare part (mailbox.c): a consumer of the slot's last content is
  * not known to be done; wait for it. 0, or -1 when a consumer was lost. */
 int osmp__mb_claim_wait(struct osmp__mbox *m, int dir, int slot, const struct osmp__slot_rec *rec);
@@ -327,6 +376,18 @@ static inline char *osmp__mb_claim(struct osmp__mbox *m, int dir, int slot, cons
         rec->consumers = consumers;
     }
     return osmp__mb_slot(m, m->rank, dir, slot);
+}
+
+/* Would osmp__mb_claim of this slot return without waiting? (polls the
+ * consumers of its last content that are not known to be done) */
+static inline int osmp__mb_claim_ready(struct osmp__mbox *m, int dir, int slot)
+{
+    const struct osmp__slot_rec *rec = slot >= 0                    ? &m->rec[dir][slot]
+                                       : slot == OSMP__SLOT_INLINE ? &m->rec[dir][m->depth]
+                                                                   : &m->mini_rec[dir][OSMP__SLOT_MINI(0) - slot];
+    for (int i = 0; rec->written && i < rec->nconsumers; i++)
+        if (!osmp__mb_poll(m, rec->consumers[i], rec->dir, rec->seq)) return 0;
+    return 1;
 }
 
 #endif

@@ -40,6 +40,9 @@ osmp_atomic32_t osmp__wait_registered;
 /* Naps that lasted their whole millisecond: no publication woke the sleeper. */
 static osmp_atomic32_t naps_out;
 
+void (*osmp__wait_progress)(void);
+__thread int osmp__wait_others;
+
 unsigned osmp__wait_naps_out(void)
 {
     return osmp__load32(&naps_out);
@@ -101,9 +104,14 @@ int osmp__wait_reached(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t 
     }
     for (long i = 0; i < policy->yields; i++) {
         if (osmp__seq_reached(v = osmp__load_acquire(ctr), target)) goto done;
+        if (__builtin_expect(osmp__wait_others != 0, 0)) osmp__wait_progress();
         sched_yield();
     }
     for (;;) {
+        if (__builtin_expect(osmp__wait_others != 0, 0)) {
+            osmp__wait_progress();
+            if (osmp__seq_reached(v = osmp__load_acquire(ctr), target)) goto done;
+        }
         osmp__fetch_add32(waiters, 1);
         sleeper_fence(); /* pairs with osmp__publish */
         v = osmp__load_acquire(ctr);

@@ -589,6 +589,7 @@ int osmp_team_destroy(osmp_team_t h)
     /* Nobody may still read my region when it goes away; a failed team cannot
      * agree on that any more, and nobody will read it again either. */
     struct osmp__args none = {.esize = 1};
+    if (t->head) osmp__requests_drain(t); /* outstanding requests end first (a failed team ends them failed) */
     rc = t->coll.mb.failed ? t->coll.mb.failed : osmp__run(&t->coll, OSMP_COLL_BARRIER, &none);
     free_team(t);
     pthread_mutex_lock(&dead_lock);

@@ -27,10 +27,22 @@ struct osmp__team {
     size_t seg_size;
     int seg_private; /* a team of one keeps its region in private memory */
 
+    /* Outstanding nonblocking collectives (team/request.c), in posting order;
+     * the head is the one running. */
+    struct osmp_request *head, *tail;
+    uint64_t posted; /* nonblocking posts and starts so far (also in my region's posted line) */
+    int busy;        /* its queue is being advanced (a wait inside it must not re-enter) */
+    int driven;      /* on its thread's list of teams with outstanding requests */
+    struct osmp__team *next_driven;
+
     struct osmp__thread_rv *thread_rv; /* created on the first osmp_team_create_threads */
     void *thread_rv_lock;              /* pthread_mutex_t, creation path only */
 };
 typedef struct osmp__team *osmp__team_t;
+
+/* Complete the team's outstanding nonblocking collectives (team/request.c):
+ * before a blocking call, and before the team goes. */
+int osmp__requests_drain(osmp__team_t t);
 
 #define OSMP__TEAM_LIVE 0x6f736d702d6c6976ULL /* "osmp-liv" */
 #define OSMP__TEAM_DEAD 0x6f736d702d646561ULL /* "osmp-dea" */

@@ -11,6 +11,12 @@
  * the ranks before each rank.
  *
  *   osmp-run -n N [--topology F.xml ...] -- coll-check [--threads T] [--level quick|full] [--only reductions]
+ *                                                      [--calls blocking|wait|test|persistent]
+ *
+ * --calls makes every collective call a request instead: osmp_i<op> then
+ * osmp_wait (wait) or osmp_test until done (test), or osmp_<op>_init,
+ * osmp_start, osmp_wait, osmp_request_free (persistent); each checked to
+ * leave the request as MPI says (OSMP_REQUEST_NULL, or inactive).
  *
  * --only reductions checks allreduce and reduce alone (the same counts, roots
  * and pairs), for the runs that force a reduction algorithm: they stay short.
@@ -29,6 +35,63 @@
 #include <unistd.h>
 
 #include "osmp.h"
+
+/* --calls: 0 blocking, 1 wait, 2 test, 3 persistent. */
+static int call_mode;
+static __thread osmp_request_t cur_req;
+
+/* A posted request's completion as --calls says; the status the blocking call would return. */
+static int complete(int rc, osmp_request_t *q)
+{
+    if (rc) {
+        if (*q != OSMP_REQUEST_NULL) {
+            fprintf(stderr, "coll-check: a refused post left a request\n");
+            _exit(1);
+        }
+        return rc;
+    }
+    if (call_mode == 3 && (rc = osmp_start(q)) != OSMP_OK) return rc;
+    if (call_mode == 2) {
+        int done = 0;
+        while (!done)
+            if ((rc = osmp_test(q, &done)) != OSMP_OK) break;
+    } else {
+        rc = osmp_wait(q);
+    }
+    if ((call_mode == 3) != (*q != OSMP_REQUEST_NULL)) {
+        fprintf(stderr, "coll-check: a completed request is %s\n", *q ? "not OSMP_REQUEST_NULL" : "gone (persistent)");
+        _exit(1);
+    }
+    if (call_mode == 3) {
+        int done = 0, rc2 = osmp_test(q, &done); /* inactive: complete at once */
+        if (rc2 || !done || osmp_request_free(q) || *q != OSMP_REQUEST_NULL) {
+            fprintf(stderr, "coll-check: an inactive persistent request did not test done or free\n");
+            _exit(1);
+        }
+    }
+    return rc;
+}
+#define AS_REQUEST(name, ...)                                                                                \
+    (call_mode ? complete(call_mode == 3 ? osmp_##name##_init(__VA_ARGS__, &cur_req)                         \
+                                         : osmp_i##name(__VA_ARGS__, &cur_req),                              \
+                          &cur_req)                                                                          \
+               : (osmp_##name)(__VA_ARGS__))
+#define osmp_barrier(...) AS_REQUEST(barrier, __VA_ARGS__)
+#define osmp_bcast(...) AS_REQUEST(bcast, __VA_ARGS__)
+#define osmp_reduce(...) AS_REQUEST(reduce, __VA_ARGS__)
+#define osmp_allreduce(...) AS_REQUEST(allreduce, __VA_ARGS__)
+#define osmp_gather(...) AS_REQUEST(gather, __VA_ARGS__)
+#define osmp_scatter(...) AS_REQUEST(scatter, __VA_ARGS__)
+#define osmp_allgather(...) AS_REQUEST(allgather, __VA_ARGS__)
+#define osmp_reduce_scatter_block(...) AS_REQUEST(reduce_scatter_block, __VA_ARGS__)
+#define osmp_alltoall(...) AS_REQUEST(alltoall, __VA_ARGS__)
+#define osmp_gatherv(...) AS_REQUEST(gatherv, __VA_ARGS__)
+#define osmp_scatterv(...) AS_REQUEST(scatterv, __VA_ARGS__)
+#define osmp_allgatherv(...) AS_REQUEST(allgatherv, __VA_ARGS__)
+#define osmp_alltoallv(...) AS_REQUEST(alltoallv, __VA_ARGS__)
+#define osmp_reduce_scatter(...) AS_REQUEST(reduce_scatter, __VA_ARGS__)
+#define osmp_scan(...) AS_REQUEST(scan, __VA_ARGS__)
+#define osmp_exscan(...) AS_REQUEST(exscan, __VA_ARGS__)
 
 static int level_full;
 static int only_reductions;
@@ -959,6 +1022,17 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) nthreads = atoi(argv[++i]);
         else if (strcmp(argv[i], "--level") == 0 && i + 1 < argc) level_full = strcmp(argv[++i], "full") == 0;
+        else if (strcmp(argv[i], "--calls") == 0 && i + 1 < argc) {
+            static const char *const modes[] = {"blocking", "wait", "test", "persistent"};
+            const char *m = argv[++i];
+            call_mode = -1;
+            for (int k = 0; k < 4; k++)
+                if (strcmp(m, modes[k]) == 0) call_mode = k;
+            if (call_mode < 0) {
+                fprintf(stderr, "coll-check: --calls blocking|wait|test|persistent\n");
+                return 2;
+            }
+        }
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc && strcmp(argv[i + 1], "reductions") == 0) {
             only_reductions = 1;
             i++;

@@ -1,7 +1,5 @@
 /* Direct barrier: no leader; cheap while the team is small (n^2 line reads). */
-#include "coll/coll.h"
-
-int osmp__barrier_direct(osmp__coll_t t, const struct osmp__args *a);
+#include "coll/co.h"
 
 /*
  * Direct barrier protocol:
@@ -9,14 +7,18 @@ int osmp__barrier_direct(osmp__coll_t t, const struct osmp__args *a);
  *      owes, unless s on its line implied it;
  *   2. wait for every other rank's UP line at s.
  */
-int osmp__barrier_direct(osmp__coll_t t, const struct osmp__args *a)
+static inline __attribute__((always_inline)) int barrier_direct(osmp__coll_t t, const struct osmp__args *a,
+                                                                struct osmp__co *co, const int R)
 {
     (void)a;
     struct osmp__mbox *m = &t->mb;
-    uint64_t s = osmp__phase_only(t) + 1;
-    osmp__mb_publish(m, OSMP__UP, s);     /* 1 */
+    OSMP__CO_BEGIN(R, co);
+    co->s = osmp__phase_only(t) + 1;
+    osmp__mb_publish(m, OSMP__UP, co->s); /* 1 */
     osmp__settle_owed(t, 1u << OSMP__UP); /* before any wait */
-    for (int r = 0; r < t->size; r++) /* 2 */
-        if (r != t->rank && osmp__mb_wait(m, r, OSMP__UP, s)) return m->failed;
+    for (co->i = 0; co->i < t->size; co->i++) /* 2 */
+        if (co->i != t->rank) OSMP__AWAIT(R, co, m, co->i, OSMP__UP, co->s);
+    OSMP__CO_END(R, co);
     return OSMP_OK;
 }
+OSMP__COMPILE_TWICE(osmp__barrier_direct, barrier_direct)

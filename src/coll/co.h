@@ -1,0 +1,126 @@
+/*
+ * Resumable protocols: one body per algorithm, compiled twice (docs/design.md
+ * section 11).
+ *
+ * An algorithm's body takes a constant R and a struct osmp__co. Every variable
+ * that lives across a wait is a field of the co, and every wait is an
+ * OSMP__AWAIT_* below:
+ *   - R = 0, the blocking instantiation: the co is a local of the caller, the
+ *     switch folds to its first case (the compiler keeps the fields in
+ *     registers) and a wait blocks in place as it always did;
+ *   - R = 1, the resumable one: the co lives in the request; a wait whose
+ *     counter has not moved saves its place (the line it is on) and returns
+ *     OSMP__PENDING; the next call re-enters the switch there (protothreads'
+ *     local continuations), the wait polls again, and the protocol goes on.
+ * A local declared after the switch's start and used after a wait would be
+ * uninitialised on re-entry: -Wjump-misses-init (below) reports it.
+ *
+ * A shared body that waits (tree.c's passes, bcast's modes) is a sub-machine
+ * with its own saved place (struct osmp__co_sub), entered with OSMP__AWAIT_SUB.
+ */
+#ifndef OSMP_COLL_CO_H
+#define OSMP_COLL_CO_H
+
+#include "coll/tree.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic warning "-Wjump-misses-init"
+#endif
+
+/* A sub-machine's saved place and the locals that live across its waits. */
+struct osmp__co_sub {
+    int pc;
+    int i, j, pending;
+    char *dst[OSMP__MINI_LINES_MAX];
+};
+
+struct osmp__co {
+    int pc; /* 0: not started; else the line of the wait to resume at */
+    /* What the bodies keep across waits (each algorithm says which it uses). */
+    int i, j;
+    size_t c, k;
+    uint64_t s;
+    const char *first;
+    const struct osmp__tree *tree;
+    struct osmp__direct x;
+    struct osmp__pass p;
+    struct osmp__co_sub sub;
+};
+
+/* The body's switch: R = 0 enters at the start, always. */
+#define OSMP__CO_BEGIN(R, co)                                                                                  \
+    switch ((R) ? (co)->pc : 0) {                                                                              \
+    case 0:
+#define OSMP__CO_END(R, co)                                                                                    \
+    }                                                                                                          \
+    if (R) (co)->pc = 0
+
+/* Wait until `rank` has published step on dir (slot: mini line's own counter).
+ * On a lost peer the blocking form returns m->failed; the resumable form
+ * learns of it from the sweep (osmp__mb_check_pend). */
+#define OSMP__AWAIT_SLOT(R, co, m, rank, dir, slot, step)                                                     \
+    do {                                                                                                       \
+        if (!(R)) {                                                                                            \
+            if (osmp__mb_wait_slot(m, rank, dir, slot, step)) return (m)->failed;                              \
+        } else {                                                                                               \
+            (co)->pc = __LINE__;                                                                               \
+            __attribute__((fallthrough));                                                                      \
+        case __LINE__:                                                                                         \
+            if (!osmp__mb_poll_slot(m, rank, dir, slot, step)) return OSMP__PENDING;                           \
+        }                                                                                                      \
+    } while (0)
+#define OSMP__AWAIT(R, co, m, rank, dir, step)                                                                \
+    do {                                                                                                       \
+        if (!(R)) {                                                                                            \
+            if (osmp__mb_wait(m, rank, dir, step)) return (m)->failed;                                         \
+        } else {                                                                                               \
+            (co)->pc = __LINE__;                                                                               \
+            __attribute__((fallthrough));                                                                      \
+        case __LINE__:                                                                                         \
+            if (!osmp__mb_poll(m, rank, dir, step)) return OSMP__PENDING;                                      \
+        }                                                                                                      \
+    } while (0)
+/* Before osmp__mb_claim of (dir, slot): the resumable form waits here until
+ * the claim would not wait (the blocking form's claim waits itself). */
+#define OSMP__AWAIT_CLAIM(R, co, m, dir, slot)                                                                \
+    do {                                                                                                       \
+        if (R) {                                                                                               \
+            (co)->pc = __LINE__;                                                                               \
+            __attribute__((fallthrough));                                                                      \
+        case __LINE__:                                                                                         \
+            if (!osmp__mb_claim_ready(m, dir, slot)) return OSMP__PENDING;                                     \
+        }                                                                                                      \
+    } while (0)
+/* rc = a sub-machine's call (expr), re-entered until it is done; its
+ * failure is the body's. */
+#define OSMP__AWAIT_SUB(R, co, rc, expr)                                                                      \
+    do {                                                                                                       \
+        if (R) {                                                                                               \
+            (co)->pc = __LINE__;                                                                               \
+            __attribute__((fallthrough));                                                                      \
+        case __LINE__:;                                                                                        \
+        }                                                                                                      \
+        if (((rc) = (expr)) != OSMP_OK) return (rc);                                                           \
+    } while (0)
+
+/* The two instantiations of body(t, a, co, R): name (blocking, the table's
+ * run) and name##_co (resumable, found by algs.c). */
+#define OSMP__COMPILE_TWICE(name, body)                                                                       \
+    int name(osmp__coll_t t, const struct osmp__args *a);                                                     \
+    int name##_co(osmp__coll_t t, const struct osmp__args *a, struct osmp__co *co);                           \
+    int name(osmp__coll_t t, const struct osmp__args *a)                                                      \
+    {                                                                                                          \
+        struct osmp__co co;                                                                                    \
+        return body(t, a, &co, 0);                                                                             \
+    }                                                                                                          \
+    int name##_co(osmp__coll_t t, const struct osmp__args *a, struct osmp__co *co)                            \
+    {                                                                                                          \
+        return body(t, a, co, 1);                                                                              \
+    }
+
+/* tree.c's passes, as sub-machines (their blocking forms: tree.h). */
+int osmp__pass_up_co(const struct osmp__pass *p, struct osmp__co_sub *sub, size_t c, const char *in, char *out,
+                     osmp__reduce_fn fn);
+int osmp__pass_down_co(const struct osmp__pass *p, struct osmp__co_sub *sub, size_t c, char *buf);
+
+#endif
