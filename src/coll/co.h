@@ -103,6 +103,14 @@ struct osmp__co {
         if (((rc) = (expr)) != OSMP_OK) return (rc);                                                           \
     } while (0)
 
+/* tree.c's passes over co->p, chunk c, as sub-machines in co->sub. */
+#define OSMP__AWAIT_UP(R, co, rc, c, in, out, fn)                                                             \
+    OSMP__AWAIT_SUB(R, co, rc,                                                                                 \
+                    (R) ? osmp__pass_up_co(&(co)->p, &(co)->sub, c, in, out, fn)                              \
+                        : osmp__pass_up(&(co)->p, c, in, out, fn))
+#define OSMP__AWAIT_DOWN(R, co, rc, c, buf)                                                                   \
+    OSMP__AWAIT_SUB(R, co, rc, (R) ? osmp__pass_down_co(&(co)->p, &(co)->sub, c, buf) : osmp__pass_down(&(co)->p, c, buf))
+
 /* The two instantiations of body(t, a, co, R): name (blocking, the table's
  * run) and name##_co (resumable, found by algs.c). */
 #define OSMP__COMPILE_TWICE(name, body)                                                                       \
@@ -118,6 +126,9 @@ struct osmp__co {
         return body(t, a, co, 1);                                                                              \
     }
 
+/* The direct reductions' resumable form (allreduce_direct.c). */
+int osmp__direct_fold_co(osmp__coll_t t, const struct osmp__args *a, size_t vector_bytes, size_t lo,
+                         struct osmp__co *co);
 /* tree.c's passes, as sub-machines (their blocking forms: tree.h). */
 int osmp__pass_up_co(const struct osmp__pass *p, struct osmp__co_sub *sub, size_t c, const char *in, char *out,
                      osmp__reduce_fn fn);

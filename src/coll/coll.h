@@ -458,16 +458,25 @@ struct osmp__direct {
     int d, slot;
     uint64_t s;
 };
-/* Steps 1-2's start: take this call's phase, line and slot, and claim them for
- * a vector of `bytes` (NULL: a consumer was lost, m->failed says why). */
+/* Steps 1-2's start: take this call's phase, line and slot (for a vector of
+ * `bytes`), then claim them (NULL: a consumer was lost, m->failed says why). */
+static inline __attribute__((always_inline)) void osmp__direct_take(osmp__coll_t t, size_t bytes,
+                                                                   struct osmp__direct *x)
+{
+    x->slot = bytes <= OSMP_INLINE_MAX ? OSMP__SLOT_INLINE : osmp__mb_ring(&t->mb, osmp__slots_take(t, 1));
+    x->s = osmp__phase_only(t) + 1;
+    x->d = (int)(t->direct_calls++ & 1);
+}
+static inline __attribute__((always_inline)) char *osmp__direct_claim_taken(osmp__coll_t t,
+                                                                           const struct osmp__direct *x)
+{
+    return osmp__mb_claim(&t->mb, x->d, x->slot, t->peers, t->size - 1, 1 - x->d, x->s + 1);
+}
 static inline __attribute__((always_inline)) char *osmp__direct_claim(osmp__coll_t t, size_t bytes,
                                                                      struct osmp__direct *x)
 {
-    struct osmp__mbox *m = &t->mb;
-    x->slot = bytes <= OSMP_INLINE_MAX ? OSMP__SLOT_INLINE : osmp__mb_ring(m, osmp__slots_take(t, 1));
-    x->s = osmp__phase_only(t) + 1;
-    x->d = (int)(t->direct_calls++ & 1);
-    return osmp__mb_claim(m, x->d, x->slot, t->peers, t->size - 1, 1 - x->d, x->s + 1);
+    osmp__direct_take(t, bytes, x);
+    return osmp__direct_claim_taken(t, x);
 }
 /* Step 2's end: my vector is in place. */
 static inline __attribute__((always_inline)) void osmp__direct_publish(osmp__coll_t t, const struct osmp__direct *x)

@@ -19,7 +19,7 @@
  * mailbox says both.
  */
 #include "common/fault.h"
-#include "coll/tree.h"
+#include "coll/co.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -269,44 +269,51 @@ static size_t piece_of(const struct osmp__pass *p, size_t bytes, int j)
  * instead of a copy and a fold), then I publish. The fixed order makes a
  * floating-point result the same on every run and, broadcast from the root,
  * on every rank. */
-int osmp__pass_up(const struct osmp__pass *p, size_t c, const char *in, char *out, osmp__reduce_fn fn)
+static inline __attribute__((always_inline)) int pass_up(const struct osmp__pass *p, struct osmp__co_sub *sub,
+                                                         size_t c, const char *in, char *out, osmp__reduce_fn fn,
+                                                         const int R)
 {
     struct osmp__mbox *m = &p->t->mb;
+    osmp__coll_t t = p->t;
     uint64_t s = p->base + 1 + c;
     size_t off = c * p->per_chunk, n = p->count - off < p->per_chunk ? p->count - off : p->per_chunk;
     size_t bytes = n * p->esize;
     int L = lines_of(p), parent = p->tree->parent;
     const char *src = in + off * p->esize;
+    OSMP__CO_BEGIN(R, sub);
     if (p->once && parent >= 0 && !p->tree->nchildren) { /* a leaf: every chunk is in place at once */
         if (c) return OSMP_OK;
         osmp__mb_chan(m, p->t->rank, OSMP__UP)->addr = osmp__expose(in);
         osmp__mb_publish(m, OSMP__UP, p->base + p->nchunks);
         return OSMP_OK;
     }
-    char *dst[OSMP__MINI_LINES_MAX] = {NULL};
-    for (int j = 0; j < L; j++) {
-        dst[j] = parent < 0 ? out + off * p->esize + (size_t)j * OSMP__MINI_DATA
-                            : osmp__mb_claim(m, OSMP__UP, slot_of(p, c, j), &parent, 1, OSMP__UP, s);
-        if (!dst[j]) return m->failed;
+    for (sub->j = 0; sub->j < L; sub->j++) {
+        if (parent < 0) {
+            sub->dst[sub->j] = out + off * p->esize + (size_t)sub->j * OSMP__MINI_DATA;
+            continue;
+        }
+        OSMP__AWAIT_CLAIM(R, sub, m, OSMP__UP, slot_of(p, c, sub->j));
+        sub->dst[sub->j] = osmp__mb_claim(m, OSMP__UP, slot_of(p, c, sub->j), &p->tree->parent, 1, OSMP__UP, s);
+        if (!sub->dst[sub->j]) return m->failed;
     }
-    osmp__coll_t t = p->t;
     /* Mine goes into dst with my first child's fold, or is copied there first. */
-    int mine_pending = dst[0] != src && p->tree->nchildren && p->fn3;
-    if (dst[0] != src && !mine_pending) {
+    sub->pending = sub->dst[0] != src && p->tree->nchildren && p->fn3;
+    if (sub->dst[0] != src && !sub->pending) {
         for (int j = 0; j < L; j++) {
             if (parent >= 0 && !p->tree->nchildren) /* (an inner rank folds its children into it next) */
-                osmp__stage(p->t, dst[j], src + (size_t)j * OSMP__MINI_DATA, piece_of(p, bytes, j));
+                osmp__stage(p->t, sub->dst[j], src + (size_t)j * OSMP__MINI_DATA, piece_of(p, bytes, j));
             else
-                memcpy(dst[j], src + (size_t)j * OSMP__MINI_DATA, piece_of(p, bytes, j));
+                memcpy(sub->dst[j], src + (size_t)j * OSMP__MINI_DATA, piece_of(p, bytes, j));
         }
         osmp__trace_copy(t, t->rank, t->rank, bytes);
     }
-    for (int i = 0; i < p->tree->nchildren; i++) {
-        int child = p->tree->children[i];
-        if (L > 2) __builtin_prefetch(osmp__mb_slot(m, child, OSMP__UP, slot_of(p, c, 0))); /* mailbox.h */
-        if (osmp__mb_wait_slot(m, child, OSMP__UP, slot_of(p, c, L - 1), s)) return m->failed; /* the last line */
+    for (sub->i = 0; sub->i < p->tree->nchildren; sub->i++) {
+        if (L > 2) /* mailbox.h */
+            __builtin_prefetch(osmp__mb_slot(m, p->tree->children[sub->i], OSMP__UP, slot_of(p, c, 0)));
+        OSMP__AWAIT_SLOT(R, sub, m, p->tree->children[sub->i], OSMP__UP, slot_of(p, c, L - 1), s); /* the last line */
+        int child = p->tree->children[sub->i];
         const char *v[OSMP__MINI_LINES_MAX] = {p->scratch};
-        if (p->once && p->tree->child_nsub[i] == 1) { /* a leaf's chunk, from its input */
+        if (p->once && p->tree->child_nsub[sub->i] == 1) { /* a leaf's chunk, from its input */
             const char *from = (const char *)(uintptr_t)osmp__mb_chan(m, child, OSMP__UP)->addr + off * p->esize;
             if (osmp__copy_from(m->pids[child], m->local[child], p->scratch, from, bytes))
                 return osmp__mb_fail(m, OSMP_ERR_COPY); /* my result would miss it */
@@ -315,22 +322,36 @@ int osmp__pass_up(const struct osmp__pass *p, size_t c, const char *in, char *ou
         }
         for (int j = 0; j < L; j++) {
             size_t k = piece_of(p, bytes, j) / p->esize;
-            if (mine_pending)
-                p->fn3(dst[j], src + (size_t)j * OSMP__MINI_DATA, v[j], k);
+            if (sub->pending)
+                p->fn3(sub->dst[j], src + (size_t)j * OSMP__MINI_DATA, v[j], k);
             else
-                fn(dst[j], v[j], k);
+                fn(sub->dst[j], v[j], k);
         }
-        mine_pending = 0;
+        sub->pending = 0;
         osmp__trace_copy(t, child, t->rank, bytes); /* read into my result */
     }
     if (p->tree->nchildren) osmp__trace_reduce(t, (size_t)(p->tree->nchildren + 1) * bytes);
     if (!p->lines) {
         osmp__mb_publish(m, OSMP__UP, s); /* my chunk is ready, my children's slots are free */
-        return OSMP_OK;
+    } else {
+        if (parent >= 0) osmp__mb_publish_minis(m, OSMP__UP, p->first_slot + c * (uint64_t)L, L, s);
+        if (p->tree->nchildren) osmp__mb_publish(m, OSMP__UP, s);
     }
-    if (parent >= 0) osmp__mb_publish_minis(m, OSMP__UP, p->first_slot + c * (uint64_t)L, L, s);
-    if (p->tree->nchildren) osmp__mb_publish(m, OSMP__UP, s);
+    OSMP__CO_END(R, sub);
     return OSMP_OK;
+}
+
+int osmp__pass_up(const struct osmp__pass *p, size_t c, const char *in, char *out, osmp__reduce_fn fn)
+{
+    struct osmp__co_sub sub;
+    sub.dst[0] = NULL; /* (L >= 1: the compiler does not know) */
+    return pass_up(p, &sub, c, in, out, fn, 0);
+}
+
+int osmp__pass_up_co(const struct osmp__pass *p, struct osmp__co_sub *sub, size_t c, const char *in, char *out,
+                     osmp__reduce_fn fn)
+{
+    return pass_up(p, sub, c, in, out, fn, 1);
 }
 
 /* Down step c: take the chunk from the parent's slot or lines, or its buffer
@@ -338,7 +359,8 @@ int osmp__pass_up(const struct osmp__pass *p, size_t c, const char *in, char *ou
  * through my own slot or lines if I have children and did not expose mine.
  * Leaves publish too: that tells the parent its slot is free again, or that
  * they have read its chunk. */
-int osmp__pass_down(const struct osmp__pass *p, size_t c, char *buf)
+static inline __attribute__((always_inline)) int pass_down(const struct osmp__pass *p, struct osmp__co_sub *sub,
+                                                           size_t c, char *buf, const int R)
 {
     struct osmp__mbox *m = &p->t->mb;
     uint64_t s = p->base + 1 + c;
@@ -346,9 +368,10 @@ int osmp__pass_down(const struct osmp__pass *p, size_t c, char *buf)
     size_t bytes = n * p->esize;
     char *mine = buf + off * p->esize;
     int L = lines_of(p), parent = p->tree->parent;
+    OSMP__CO_BEGIN(R, sub);
     if (parent >= 0) {
         if (L > 2) __builtin_prefetch(osmp__mb_slot(m, parent, OSMP__DOWN, slot_of(p, c, 0))); /* mailbox.h */
-        if (osmp__mb_wait_slot(m, parent, OSMP__DOWN, slot_of(p, c, L - 1), s)) return m->failed; /* the last line */
+        OSMP__AWAIT_SLOT(R, sub, m, parent, OSMP__DOWN, slot_of(p, c, L - 1), s); /* the last line */
         if (p->from) {
             const char *src = (const char *)(uintptr_t)p->from + off * p->esize;
             if (osmp__copy_from(m->pids[parent], m->local[parent], mine, src, bytes))
@@ -361,15 +384,28 @@ int osmp__pass_down(const struct osmp__pass *p, size_t c, char *buf)
         osmp__trace_copy(p->t, parent, p->t->rank, bytes);
     }
     if (p->tree->nchildren && !p->exposed) {
-        for (int j = 0; j < L; j++) {
-            char *dst = osmp__mb_claim(m, OSMP__DOWN, slot_of(p, c, j), p->tree->children, p->tree->nchildren,
+        for (sub->j = 0; sub->j < L; sub->j++) {
+            OSMP__AWAIT_CLAIM(R, sub, m, OSMP__DOWN, slot_of(p, c, sub->j));
+            char *dst = osmp__mb_claim(m, OSMP__DOWN, slot_of(p, c, sub->j), p->tree->children, p->tree->nchildren,
                                        OSMP__DOWN, s);
             if (!dst) return m->failed;
-            osmp__stage(p->t, dst, mine + (size_t)j * OSMP__MINI_DATA, piece_of(p, bytes, j));
+            osmp__stage(p->t, dst, mine + (size_t)sub->j * OSMP__MINI_DATA, piece_of(p, bytes, sub->j));
         }
         osmp__trace_copy(p->t, p->t->rank, p->t->rank, bytes);
         if (p->lines) osmp__mb_publish_minis(m, OSMP__DOWN, p->first_slot + c * (uint64_t)L, L, s);
     }
     if (!p->lines || parent >= 0) osmp__mb_publish(m, OSMP__DOWN, s); /* (also) my parent's line is free */
+    OSMP__CO_END(R, sub);
     return OSMP_OK;
+}
+
+int osmp__pass_down(const struct osmp__pass *p, size_t c, char *buf)
+{
+    struct osmp__co_sub sub;
+    return pass_down(p, &sub, c, buf, 0);
+}
+
+int osmp__pass_down_co(const struct osmp__pass *p, struct osmp__co_sub *sub, size_t c, char *buf)
+{
+    return pass_down(p, sub, c, buf, 1);
 }

@@ -25,6 +25,7 @@
  */
 #include "team/request.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,8 @@ static void finish(osmp__team_t t, struct osmp_request *r, int rc)
             osmp__reduce_alone(r->run.out, osmp__count_of(&r->run, 0), r->run.esize, r->op, r->run.fn);
         if (t->coll.trace) osmp__trace_end_(t->coll.trace);
     }
+    free(r->co.p.scratch); /* (reduce's, when it failed half way) */
+    r->co.p.scratch = NULL;
     if (!r->persistent) {
         free(r->stage);
         r->stage = NULL;
@@ -112,8 +115,7 @@ static int start(osmp__team_t t, struct osmp_request *r)
     int rc = osmp__co_start(&t->coll, r->c, &r->run, &r->alg);
     if (rc) return rc;
     r->gated |= r->alg->co == NULL;
-    r->co.pc = 0;
-    r->co.sub.pc = 0;
+    memset(&r->co, 0, sizeof(r->co));
     return OSMP_OK;
 }
 
@@ -290,6 +292,9 @@ int osmp_test(osmp_request_t *req, int *done)
     if (!is_done(r)) sweep(r->team, GATED_POSTED);
     if (!is_done(r)) {
         *done = 0;
+        /* More participants than CPUs: a caller's test loop would hold the
+         * CPU a peer needs to get where this request waits. */
+        if (r->team->coll.oversubscribed) sched_yield();
         return OSMP_OK;
     }
     return reap(req);

@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "coll/coll.h"
+#include "coll/co.h"
 
 /*
  * Direct reduction protocol (allreduce: every rank folds the whole vector;
@@ -41,39 +41,52 @@
 /* Inlined into the allreduce (lo 0: the hot small call keeps its old length),
  * called by reduce_scatter_block through osmp__direct_fold. */
 static inline __attribute__((always_inline)) int direct_fold(osmp__coll_t t, const struct osmp__args *a,
-                                                             size_t vector_bytes, size_t lo)
+                                                             size_t vector_bytes, size_t lo, struct osmp__co *co,
+                                                             const int R)
 {
-    struct osmp__direct x;
+    struct osmp__mbox *m = &t->mb;
     size_t bytes = a->count * a->esize, off = lo * a->esize;
-    char *line = osmp__direct_claim(t, vector_bytes, &x); /* 1 */
-    if (!line) return t->mb.failed;
-    osmp__copy(line, a->in, vector_bytes); /* 2 */
+    OSMP__CO_BEGIN(R, co);
+    osmp__direct_take(t, vector_bytes, &co->x); /* 1 */
+    OSMP__AWAIT_CLAIM(R, co, m, co->x.d, co->x.slot);
+    {
+        char *line = osmp__direct_claim_taken(t, &co->x);
+        if (!line) return m->failed;
+        osmp__copy(line, a->in, vector_bytes); /* 2 */
+    }
     osmp__trace_copy(t, t->rank, t->rank, vector_bytes);
-    osmp__direct_publish(t, &x);
-    const char *first = NULL;
-    for (int r = 0; r < t->size; r++) { /* 3 */
-        const char *v = osmp__direct_read(t, &x, r);
-        if (!v) return t->mb.failed;
-        v += off;
-        if (r == 0) {
-            first = v;
+    osmp__direct_publish(t, &co->x);
+    co->first = NULL;
+    for (co->i = 0; co->i < t->size; co->i++) { /* 3 */
+        if (co->i != t->rank) OSMP__AWAIT(R, co, m, co->i, co->x.d, co->x.s);
+        const char *v = osmp__mb_slot(m, co->i, co->x.d, co->x.slot) + off;
+        if (co->i == 0) {
+            co->first = v;
             if (t->size == 1) osmp__copy(a->out, v, bytes);
-        } else if (r == 1 && a->fn3) {
-            a->fn3(a->out, first, v, a->count); /* rank 0's and 1's parts read once, no copy of rank 0's first */
+        } else if (co->i == 1 && a->fn3) {
+            a->fn3(a->out, co->first, v, a->count); /* rank 0's and 1's parts read once, no copy of rank 0's first */
         } else {
-            if (r == 1) osmp__copy(a->out, first, bytes);
+            if (co->i == 1) osmp__copy(a->out, co->first, bytes);
             a->fn(a->out, v, a->count);
         }
-        osmp__trace_copy(t, r, t->rank, bytes);
+        osmp__trace_copy(t, co->i, t->rank, bytes);
     }
     osmp__trace_reduce(t, (size_t)t->size * bytes);
-    osmp__direct_done(t, &x); /* 4, 5 */
+    osmp__direct_done(t, &co->x); /* 4, 5 */
+    OSMP__CO_END(R, co);
     return OSMP_OK;
 }
 
 int osmp__direct_fold(osmp__coll_t t, const struct osmp__args *a, size_t vector_bytes, size_t lo)
 {
-    return direct_fold(t, a, vector_bytes, lo);
+    struct osmp__co co;
+    return direct_fold(t, a, vector_bytes, lo, &co, 0);
+}
+
+int osmp__direct_fold_co(osmp__coll_t t, const struct osmp__args *a, size_t vector_bytes, size_t lo,
+                         struct osmp__co *co)
+{
+    return direct_fold(t, a, vector_bytes, lo, co, 1);
 }
 
 /* The largest vector osmp__direct_fits takes on this team (selection gives
@@ -83,7 +96,9 @@ size_t osmp__allreduce_direct_max(osmp__coll_t t)
     return osmp__direct_max(t, 1, 1);
 }
 
-int osmp__allreduce_direct(osmp__coll_t t, const struct osmp__args *a)
+static inline __attribute__((always_inline)) int allreduce_direct(osmp__coll_t t, const struct osmp__args *a,
+                                                                  struct osmp__co *co, const int R)
 {
-    return direct_fold(t, a, a->count * a->esize, 0);
+    return direct_fold(t, a, a->count * a->esize, 0, co, R);
 }
+OSMP__COMPILE_TWICE(osmp__allreduce_direct, allreduce_direct)

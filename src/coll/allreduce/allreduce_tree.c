@@ -1,7 +1,5 @@
 /* Tree allreduce: up the plan's tree and the result back down, pipelined. */
-#include "coll/tree.h"
-
-int osmp__allreduce_tree(osmp__coll_t t, const struct osmp__args *a);
+#include "coll/co.h"
 
 /*
  * Allreduce protocol (rooted at rank 0), per chunk c (pipelined):
@@ -11,16 +9,19 @@ int osmp__allreduce_tree(osmp__coll_t t, const struct osmp__args *a);
  *      `lag` chunks behind the up steps so both directions stay busy.
  * Every rank receives the root's bytes: results are identical.
  */
-int osmp__allreduce_tree(osmp__coll_t t, const struct osmp__args *a)
+static inline __attribute__((always_inline)) int allreduce_tree(osmp__coll_t t, const struct osmp__args *a,
+                                                                struct osmp__co *co, const int R)
 {
-    struct osmp__pass p;
-    int rc = osmp__pass_init(&p, t, a);
-    if (rc) return rc;
-    size_t lag = (size_t)(t->mb.depth > 1 ? t->mb.depth / 2 : 1);
-    if (lag > p.nchunks) lag = p.nchunks;
-    for (size_t c = 0; c < p.nchunks + lag && !rc; c++) {
-        if (c < p.nchunks) rc = osmp__pass_up(&p, c, a->in, a->out, a->fn); /* 1 */
-        if (!rc && c >= lag) rc = osmp__pass_down(&p, c - lag, a->out);    /* 2 */
+    int rc;
+    OSMP__CO_BEGIN(R, co);
+    if ((rc = osmp__pass_init(&co->p, t, a))) return rc;
+    co->k = (size_t)(t->mb.depth > 1 ? t->mb.depth / 2 : 1); /* the lag */
+    if (co->k > co->p.nchunks) co->k = co->p.nchunks;
+    for (co->c = 0; co->c < co->p.nchunks + co->k; co->c++) {
+        if (co->c < co->p.nchunks) OSMP__AWAIT_UP(R, co, rc, co->c, a->in, a->out, a->fn); /* 1 */
+        if (co->c >= co->k) OSMP__AWAIT_DOWN(R, co, rc, co->c - co->k, a->out);            /* 2 */
     }
-    return rc;
+    OSMP__CO_END(R, co);
+    return OSMP_OK;
 }
+OSMP__COMPILE_TWICE(osmp__allreduce_tree, allreduce_tree)

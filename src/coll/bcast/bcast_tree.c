@@ -1,9 +1,7 @@
 /* Tree broadcast: down the plan's tree or the MST (a->radix), through the slots or by single copy. */
 #include <string.h>
 
-#include "coll/tree.h"
-
-int osmp__bcast_tree(osmp__coll_t t, const struct osmp__args *a);
+#include "coll/co.h"
 
 /*
  * Broadcast protocol (pipelined, through the slots or exposed buffers):
@@ -29,69 +27,78 @@ int osmp__bcast_tree(osmp__coll_t t, const struct osmp__args *a);
  * (docs/measurements.md, "Mappable memory", I2). */
 #define OSMP__EXPOSE_MIN 4096
 
-/* Step 1 of the pipelined broadcast: my buffer's address for my children (0:
- * my slots) in a mini line of mine; my parent's in p->from. */
-static int modes(osmp__coll_t t, struct osmp__pass *p, const char *buf)
+/* Step 1 of the pipelined broadcast, its start: my buffer's address for my
+ * children (0: my slots) in a mini line of mine (co->j). */
+static inline void modes_take(osmp__coll_t t, struct osmp__co *co, const char *buf)
 {
-    struct osmp__mbox *m = &t->mb;
-    const struct osmp__tree *tr = p->tree;
-    int line = osmp__mini_slot(osmp__minis_take(t, 1));
-    uint64_t s = p->base + 1;
+    const struct osmp__tree *tr = co->p.tree;
+    co->j = osmp__mini_slot(osmp__minis_take(t, 1));
     if (tr->nchildren) {
         int all_local = 1;
-        for (int i = 0; i < tr->nchildren; i++) all_local &= m->local[tr->children[i]];
-        p->exposed = all_local ? osmp__expose(buf) : osmp__expose_mapped(buf);
-        char *mine = osmp__mb_claim(m, OSMP__DOWN, line, tr->children, tr->nchildren, OSMP__DOWN, s);
-        if (!mine) return m->failed;
-        memcpy(mine, &p->exposed, sizeof(p->exposed));
-        osmp__mb_publish_slot(m, OSMP__DOWN, line, s);
+        for (int i = 0; i < tr->nchildren; i++) all_local &= t->mb.local[tr->children[i]];
+        co->p.exposed = all_local ? osmp__expose(buf) : osmp__expose_mapped(buf);
     }
-    if (tr->parent >= 0) {
-        if (osmp__mb_wait_slot(m, tr->parent, OSMP__DOWN, line, s)) return m->failed;
-        memcpy(&p->from, osmp__mb_slot(m, tr->parent, OSMP__DOWN, line), sizeof(p->from));
-    }
-    return OSMP_OK;
 }
 
-int osmp__bcast_tree(osmp__coll_t t, const struct osmp__args *a)
+static inline __attribute__((always_inline)) int bcast_tree(osmp__coll_t t, const struct osmp__args *a,
+                                                            struct osmp__co *co, const int R)
 {
     struct osmp__mbox *m = &t->mb;
-    struct osmp__pass p;
+    struct osmp__pass *p = &co->p;
     char *buf = a->out;
-    int rc = osmp__pass_init(&p, t, a);
-    if (rc) return rc;
+    size_t bytes = a->count * a->esize, per;
+    int rc;
+    OSMP__CO_BEGIN(R, co);
+    if ((rc = osmp__pass_init(p, t, a))) return rc;
     if (!a->single_copy) {
-        if (a->count * a->esize >= OSMP__EXPOSE_MIN && (rc = modes(t, &p, buf))) return rc; /* 1 */
-        for (size_t c = 0; c < p.nchunks && !rc; c++) rc = osmp__pass_down(&p, c, buf); /* 2 */
-        for (int i = 0; !rc && p.exposed && i < p.tree->nchildren; i++)                    /* 3 */
-            if (osmp__mb_wait(m, p.tree->children[i], OSMP__DOWN, p.base + p.nchunks)) return m->failed;
-        return rc;
+        if (bytes >= OSMP__EXPOSE_MIN) { /* 1 */
+            modes_take(t, co, buf);
+            if (p->tree->nchildren) {
+                OSMP__AWAIT_CLAIM(R, co, m, OSMP__DOWN, co->j);
+                char *mine = osmp__mb_claim(m, OSMP__DOWN, co->j, p->tree->children, p->tree->nchildren,
+                                            OSMP__DOWN, p->base + 1);
+                if (!mine) return m->failed;
+                memcpy(mine, &p->exposed, sizeof(p->exposed));
+                osmp__mb_publish_slot(m, OSMP__DOWN, co->j, p->base + 1);
+            }
+            if (p->tree->parent >= 0) {
+                OSMP__AWAIT_SLOT(R, co, m, p->tree->parent, OSMP__DOWN, co->j, p->base + 1);
+                memcpy(&p->from, osmp__mb_slot(m, p->tree->parent, OSMP__DOWN, co->j), sizeof(p->from));
+            }
+        }
+        for (co->c = 0; co->c < p->nchunks; co->c++) OSMP__AWAIT_DOWN(R, co, rc, co->c, buf); /* 2 */
+        for (co->i = 0; p->exposed && co->i < p->tree->nchildren; co->i++)                    /* 3 */
+            OSMP__AWAIT(R, co, m, p->tree->children[co->i], OSMP__DOWN, p->base + p->nchunks);
+        goto done;
     }
     osmp__mb_chan(m, t->rank, OSMP__DOWN)->addr = osmp__expose(buf);
-    size_t bytes = a->count * a->esize, per = p.per_chunk * a->esize;
-    if (p.tree->parent < 0) {
-        osmp__mb_publish(m, OSMP__DOWN, p.base + p.nchunks); /* 1 */
+    if (p->tree->parent < 0) {
+        osmp__mb_publish(m, OSMP__DOWN, p->base + p->nchunks); /* 1 */
     } else {
-        int par = p.tree->parent;
-        const char *src = NULL;
-        for (size_t c = 0, k; c < p.nchunks; c = k) { /* 2 */
-            if (osmp__mb_wait(m, par, OSMP__DOWN, p.base + 1 + c)) return m->failed;
-            if (!src) src = (const char *)(uintptr_t)osmp__mb_chan(m, par, OSMP__DOWN)->addr;
+        co->first = NULL; /* the parent's buffer */
+        for (co->c = 0; co->c < p->nchunks; co->c = co->k) { /* 2 */
+            OSMP__AWAIT(R, co, m, p->tree->parent, OSMP__DOWN, p->base + 1 + co->c);
+            int par = p->tree->parent;
+            if (!co->first) co->first = (const char *)(uintptr_t)osmp__mb_chan(m, par, OSMP__DOWN)->addr;
             /* A leaf copies every chunk its parent has at once (all of them from
              * the root): one system call instead of one per chunk. */
-            k = c + 1;
-            if (!p.tree->nchildren) {
-                uint64_t have = osmp__mb_seen(m, par, OSMP__DOWN) - p.base;
-                k = have > p.nchunks ? p.nchunks : have > k ? (size_t)have : k;
+            co->k = co->c + 1;
+            if (!p->tree->nchildren) {
+                uint64_t have = osmp__mb_seen(m, par, OSMP__DOWN) - p->base;
+                co->k = have > p->nchunks ? p->nchunks : have > co->k ? (size_t)have : co->k;
             }
-            size_t off = c * per, n = (k == p.nchunks ? bytes : k * per) - off;
-            if (osmp__copy_from(m->pids[par], m->local[par], buf + off, src + off, n))
+            per = p->per_chunk * a->esize;
+            size_t off = co->c * per, n = (co->k == p->nchunks ? bytes : co->k * per) - off;
+            if (osmp__copy_from(m->pids[par], m->local[par], buf + off, co->first + off, n))
                 return osmp__mb_fail(m, OSMP_ERR_COPY); /* my children must not copy what I do not have */
             osmp__trace_copy(t, par, t->rank, n);
-            osmp__mb_publish(m, OSMP__DOWN, p.base + k);
+            osmp__mb_publish(m, OSMP__DOWN, p->base + co->k);
         }
     }
-    for (int i = 0; i < p.tree->nchildren; i++) /* 3 */
-        if (osmp__mb_wait(m, p.tree->children[i], OSMP__DOWN, p.base + p.nchunks)) return m->failed;
-    return rc;
+    for (co->i = 0; co->i < p->tree->nchildren; co->i++) /* 3 */
+        OSMP__AWAIT(R, co, m, p->tree->children[co->i], OSMP__DOWN, p->base + p->nchunks);
+done:
+    OSMP__CO_END(R, co);
+    return OSMP_OK;
 }
+OSMP__COMPILE_TWICE(osmp__bcast_tree, bcast_tree)

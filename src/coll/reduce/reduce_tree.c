@@ -2,9 +2,7 @@
 #include <stdlib.h>
 
 #include "common/fault.h"
-#include "coll/tree.h"
-
-int osmp__reduce_tree(osmp__coll_t t, const struct osmp__args *a);
+#include "coll/co.h"
 
 /*
  * Reduce protocol, per chunk c (pipelined): 1. up step c: leaves publish their
@@ -28,21 +26,36 @@ int osmp__reduce_tree(osmp__coll_t t, const struct osmp__args *a);
  * work it gives up (docs/measurements.md, "Reductions", D4-D5). */
 #define ONCE_MAX ((size_t)512 * 1024)
 
-int osmp__reduce_tree(osmp__coll_t t, const struct osmp__args *a)
+static inline __attribute__((always_inline)) int reduce_tree(osmp__coll_t t, const struct osmp__args *a,
+                                                             struct osmp__co *co, const int R)
 {
-    struct osmp__pass p;
-    int rc = osmp__pass_init(&p, t, a);
-    if (rc) return rc;
-    const struct osmp__tree *tr = p.tree;
+    int rc;
+    struct osmp__pass *p = &co->p;
+    OSMP__CO_BEGIN(R, co);
+    if ((rc = osmp__pass_init(p, t, a))) return rc;
     /* (subtree sizes say which children are leaves: the plan's trees have them, the MST none) */
-    p.once = a->single_copy && !p.lines && a->count * a->esize <= ONCE_MAX && tr->child_nsub;
-    int leaf_children = 0;
-    for (int i = 0; p.once && i < tr->nchildren; i++) leaf_children += tr->child_nsub[i] == 1;
-    if (leaf_children && !(p.scratch = osmp__malloc(p.per_chunk * p.esize))) return OSMP_ERR_NO_MEMORY;
-    for (size_t c = 0; c < p.nchunks && !rc; c++) rc = osmp__pass_up(&p, c, a->in, a->out, a->fn); /* 1, 2 */
-    free(p.scratch);
-    if (!rc && p.once && tr->parent >= 0 && !tr->nchildren &&
-        osmp__mb_wait(&t->mb, tr->parent, OSMP__UP, p.base + p.nchunks)) /* 3 */
-        return t->mb.failed;
+    p->once = a->single_copy && !p->lines && a->count * a->esize <= ONCE_MAX && p->tree->child_nsub;
+    {
+        int leaf_children = 0;
+        for (int i = 0; p->once && i < p->tree->nchildren; i++) leaf_children += p->tree->child_nsub[i] == 1;
+        if (leaf_children && !(p->scratch = osmp__malloc(p->per_chunk * p->esize))) return OSMP_ERR_NO_MEMORY;
+    }
+    for (co->c = 0; co->c < p->nchunks; co->c++) {
+        OSMP__AWAIT_UP(R, co, rc, co->c, a->in, a->out, a->fn); /* 1, 2 (a failure: the scratch is freed below, or by the request) */
+    }
+    free(p->scratch);
+    p->scratch = NULL;
+    if (p->once && p->tree->parent >= 0 && !p->tree->nchildren) /* 3 */
+        OSMP__AWAIT(R, co, &t->mb, p->tree->parent, OSMP__UP, p->base + p->nchunks);
+    OSMP__CO_END(R, co);
+    return OSMP_OK;
+}
+
+/* A failed blocking call frees its scratch here, a request when it ends (team/request.c). */
+static inline __attribute__((always_inline)) int reduce_tree_run(osmp__coll_t t, const struct osmp__args *a, struct osmp__co *co, const int R)
+{
+    int rc = reduce_tree(t, a, co, R);
+    if (rc && !R) free(co->p.scratch);
     return rc;
 }
+OSMP__COMPILE_TWICE(osmp__reduce_tree, reduce_tree_run)

@@ -7,7 +7,7 @@
  * rank r folding block r. Vectors that do not fit (osmp__direct_fits) are
  * never given to it: selection takes the next row (reduces).
  */
-#include "coll/coll.h"
+#include "coll/co.h"
 
 /* The largest block whose vector (n blocks) osmp__direct_fits takes on this
  * team (selection gives larger ones to the next row). */
@@ -20,4 +20,10 @@ int osmp__reduce_scatter_block_direct(osmp__coll_t t, const struct osmp__args *a
 {
     size_t block = a->count * a->esize;
     return osmp__direct_fold(t, a, block * (size_t)t->size, (size_t)t->rank * a->count);
+}
+
+int osmp__reduce_scatter_block_direct_co(osmp__coll_t t, const struct osmp__args *a, struct osmp__co *co)
+{
+    size_t block = a->count * a->esize;
+    return osmp__direct_fold_co(t, a, block * (size_t)t->size, (size_t)t->rank * a->count, co);
 }
