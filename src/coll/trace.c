@@ -23,6 +23,7 @@ struct osmp__trace {
     osmp_coll_t op;
     char alg[40];
     int root;
+    int resumable; /* the call ran its algorithm's resumable form (a request) */
     uint64_t bytes;
     struct osmp__trace_pair *pairs;
     size_t npairs, cap;
@@ -99,6 +100,7 @@ void osmp__trace_begin_(struct osmp__trace *tr, osmp_coll_t c)
     tr->runs = 0;
     tr->alg[0] = 0;
     tr->root = 0;
+    tr->resumable = 0;
     tr->bytes = 0;
     tr->npairs = 0;
     tr->reduced = 0;
@@ -122,8 +124,10 @@ void osmp__trace_end_(struct osmp__trace *tr)
         return;
     }
     const char *op = osmp_coll_name(tr->op);
-    fprintf(tr->f, "{\"call\": %llu, \"op\": \"%s\", \"kind\": \"call\", \"alg\": \"%s\", \"root\": %d, \"bytes\": %llu}\n",
-            (unsigned long long)tr->call, op, tr->alg[0] ? tr->alg : "none", tr->root, (unsigned long long)tr->bytes);
+    fprintf(tr->f,
+            "{\"call\": %llu, \"op\": \"%s\", \"kind\": \"call\", \"alg\": \"%s\", \"root\": %d, \"bytes\": %llu%s}\n",
+            (unsigned long long)tr->call, op, tr->alg[0] ? tr->alg : "none", tr->root, (unsigned long long)tr->bytes,
+            tr->resumable ? ", \"resumable\": true" : "");
     for (size_t i = 0; i < tr->npairs; i++)
         fprintf(tr->f, "{\"call\": %llu, \"op\": \"%s\", \"kind\": \"copy\", \"src\": %d, \"dst\": %d, \"n\": %llu}\n",
                 (unsigned long long)tr->call, op, tr->pairs[i].src, tr->pairs[i].dst,
@@ -164,6 +168,11 @@ void osmp__trace_alg_(struct osmp__trace *tr, const char *alg, int radix, int ro
     snprintf(tr->alg, sizeof(tr->alg), radix > 0 ? "%s:%d" : "%s", alg, radix);
     tr->root = root;
     tr->bytes = bytes;
+}
+
+void osmp__trace_resumable_(struct osmp__trace *tr)
+{
+    tr->resumable = 1;
 }
 
 void osmp__trace_run_end_(struct osmp__trace *tr)

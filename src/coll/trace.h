@@ -50,6 +50,8 @@ void osmp__trace_stream_(struct osmp__trace *tr, size_t bytes);
 void osmp__trace_alg_(struct osmp__trace *tr, const char *alg, int radix, int root, size_t bytes);
 /* That algorithm has returned (osmp__run). */
 void osmp__trace_run_end_(struct osmp__trace *tr);
+/* The call is a request that runs its algorithm's resumable form (coll/co.h). */
+void osmp__trace_resumable_(struct osmp__trace *tr);
 /* The selected algorithm hands the whole call to another one (a vector it
  * cannot carry): the trace names the one that ran. Ignored from a
  * composition's parts. */

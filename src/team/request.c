@@ -115,6 +115,7 @@ static int start(osmp__team_t t, struct osmp_request *r)
     int rc = osmp__co_start(&t->coll, r->c, &r->run, &r->alg);
     if (rc) return rc;
     r->gated |= r->alg->co == NULL;
+    if (t->coll.trace && !r->gated) osmp__trace_resumable_(t->coll.trace);
     memset(&r->co, 0, sizeof(r->co));
     return OSMP_OK;
 }

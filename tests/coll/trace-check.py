@@ -434,6 +434,64 @@ def run_forced(tools, name, n, machine, placement, env, nbytes, expect):
             check(f"{name}: {op} ran {alg} on every participant", ran.get(op) == {alg}, sorted(ran.get(op, [])))
 
 
+def trace_records(prefix, n):
+    """Per rank, every call's algorithm and its copies, reductions and streamed bytes, in order."""
+    out = []
+    for rank in range(n):
+        with open(f"{prefix}.{rank}.jsonl") as f:
+            recs = [json.loads(line) for line in f]
+        out.append([(x["call"], x["op"], x["kind"], x.get("alg"), x.get("src"), x.get("dst"), x.get("n"))  # not "resumable"
+                    for x in recs if x["kind"] in ("call", "copy", "reduce", "stream")])
+    return out
+
+
+def run_nonblocking(tools, name, n, machine, placement, env, nbytes, resumable):
+    """Every collective at roots 0, n-1, n/2 blocking, then as nonblocking
+    calls (osmp_i<op>, osmp_test until done): both runs' results right, the
+    same algorithm and the same data movement in every call on every rank, and
+    the operations in `resumable` (and only they) ran their algorithms'
+    resumable forms on every rank."""
+    osmp_run, _, trace_run = tools
+    traces, forms = {}, {}
+    for calls in ("blocking", "test"):
+        with tempfile.TemporaryDirectory() as d:
+            prefix = os.path.join(d, "t")
+            e = dict(os.environ, OSMP_TRACE=prefix, TRACE_RUN_CALLS=calls, **env)
+            cmd = [osmp_run, "-n", str(n), *machine, *placement, "--timeout", "280", "--",
+                   trace_run, "all", str(nbytes), "ends"]
+            r = subprocess.run(cmd, env=e, capture_output=True, text=True)
+            check(f"{name}: every result right, {calls} calls ({n} participants, {nbytes} B)", r.returncode == 0,
+                  r.returncode if r.returncode == 0 else r.stderr.strip()[-2000:])
+            if r.returncode != 0:
+                return
+            traces[calls] = trace_records(prefix, n)
+            ran = set()
+            for rank in range(n):
+                with open(f"{prefix}.{rank}.jsonl") as f:
+                    ran |= {(x["op"], rank) for x in map(json.loads, f) if x.get("resumable")}
+            forms[calls] = {op for op, _ in ran if all((op, r) in ran for r in range(n))}, {op for op, _ in ran}
+    check(f"{name}: blocking calls ran no resumable form", not forms["blocking"][1], sorted(forms["blocking"][1]))
+    check(f"{name}: resumable forms ran for {sorted(resumable)} on every rank, and only there",
+          forms["test"] == (set(resumable), set(resumable)), [sorted(x) for x in forms["test"]])
+    b, t = traces["blocking"], traces["test"]
+    same = [r for r in range(n) if b[r] == t[r]]
+    calls = sum(1 for x in b[0] if x[2] == "call")
+    check(f"{name}: the nonblocking calls' traces equal the blocking calls' on every rank ({calls} calls each)",
+          len(same) == n, f"{n - len(same)} ranks differ, first {next((r for r in range(n) if b[r] != t[r]), None)}")
+
+
+# Nonblocking calls against blocking ones: name -> (n, machine, placement, knobs, bytes, the operations whose
+# algorithm there has a resumable form).
+NONBLOCKING = {
+    "nonblocking-64-milan": (64, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "scatter"], {}, 1001,
+                             {"bcast", "reduce", "allreduce"}),
+    "nonblocking-192-milan": (192, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "random:5"], {}, 8,
+                              {"bcast", "reduce", "allreduce"}),
+    "nonblocking-64-kunpeng-pipelined": (64, ["--topology", "{T}/kunpeng920-2x64-clusters.xml"], ["--bind", "scatter"],
+                                         {"OSMP_CHUNK_SIZE": "1024", "OSMP_PIPELINE_DEPTH": "2"}, 65541,
+                                         {"bcast"}),
+}
+
 SC0 = {"OSMP_SINGLE_COPY": "cma", "OSMP_SINGLE_COPY_MIN": "0"}
 # Every algorithm forced somewhere, at 48 to 192 oversubscribed participants on
 # real machines (and Ma et al.'s), every rooted call at roots 0, n-1 and n/2,
@@ -477,10 +535,14 @@ CASES = {
 }
 
 if __name__ == "__main__":
-    if len(sys.argv) != 6 or (sys.argv[5] not in CASES and sys.argv[5] not in FORCED):
+    if len(sys.argv) != 6 or sys.argv[5] not in {**CASES, **FORCED, **NONBLOCKING}:
         sys.exit(f"usage: trace-check.py OSMP_RUN OSMP_TOPO TRACE_RUN TOPOLOGIES_DIR CASE "
-                 f"({', '.join(list(CASES) + list(FORCED))})")
-    if sys.argv[5] in FORCED:
+                 f"({', '.join(list(CASES) + list(FORCED) + list(NONBLOCKING))})")
+    if sys.argv[5] in NONBLOCKING:
+        n, machine, placement, knobs, nbytes, resumable = NONBLOCKING[sys.argv[5]]
+        machine = [m.replace("{T}", sys.argv[4]) for m in machine]
+        run_nonblocking(tuple(sys.argv[1:4]), sys.argv[5], n, machine, placement, knobs, nbytes, resumable)
+    elif sys.argv[5] in FORCED:
         n, machine, placement, knobs, nbytes, expect = FORCED[sys.argv[5]]
         env = dict(knobs, **{f"OSMP_{op.upper()}_ALG": alg for op, alg in expect.items()})
         machine = [m.replace("{T}", sys.argv[4]) for m in machine]

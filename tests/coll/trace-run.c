@@ -18,6 +18,10 @@
  * reduce at root 0 that must give the same bits; rank 0 prints a hash of them,
  * so runs with other chunk sizes, depths or placements show whether the order
  * of combination changed.
+ *
+ * TRACE_RUN_CALLS=test makes every operation a nonblocking call, osmp_i<op>
+ * then osmp_test until done (the barrier before them stays blocking), so that
+ * trace-check.py can compare its trace with the blocking calls'.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +31,26 @@
 #include "osmp.h"
 
 static int me, n;
+
+/* TRACE_RUN_CALLS=test: post, then test until done. */
+static int nonblocking;
+static osmp_request_t req;
+static int complete(int rc)
+{
+    for (int done = 0; !rc && !done;) rc = osmp_test(&req, &done);
+    return rc;
+}
+#define AS_REQUEST(name, ...) (nonblocking ? complete(osmp_i##name(__VA_ARGS__, &req)) : (osmp_##name)(__VA_ARGS__))
+#define osmp_bcast(...) AS_REQUEST(bcast, __VA_ARGS__)
+#define osmp_reduce(...) AS_REQUEST(reduce, __VA_ARGS__)
+#define osmp_allreduce(...) AS_REQUEST(allreduce, __VA_ARGS__)
+#define osmp_gather(...) AS_REQUEST(gather, __VA_ARGS__)
+#define osmp_scatter(...) AS_REQUEST(scatter, __VA_ARGS__)
+#define osmp_allgather(...) AS_REQUEST(allgather, __VA_ARGS__)
+#define osmp_reduce_scatter_block(...) AS_REQUEST(reduce_scatter_block, __VA_ARGS__)
+#define osmp_alltoall(...) AS_REQUEST(alltoall, __VA_ARGS__)
+#define osmp_allgatherv(...) AS_REQUEST(allgatherv, __VA_ARGS__)
+#define osmp_alltoallv(...) AS_REQUEST(alltoallv, __VA_ARGS__)
 
 static void fail(const char *what, size_t at)
 {
@@ -145,6 +169,8 @@ int main(int argc, char **argv)
              strcmp(argv[1], "all") ? argv[1]
                                     : "bcast,reduce,allreduce,gather,scatter,allgather,alltoall,reduce_scatter_block");
     size_t bytes = strtoull(argv[2], NULL, 10);
+    const char *calls = getenv("TRACE_RUN_CALLS");
+    nonblocking = calls && !strcmp(calls, "test");
     int ends = argc > 3 && !strcmp(argv[3], "ends");
     osmp_team_t w;
     int rc = osmp_init(&w);
