@@ -43,6 +43,12 @@
                              "to sleep then issues instead (shm/wait.c); always: every publication fences") \
     X(YIELDS, "50", "sched_yield calls before sleeping on a futex, in teams with more participants than "   \
                     "CPUs (the others sleep after spinning: a yield hands the core to other programs)")      \
+    X(PROGRESS, "none", "nonblocking collectives: none (they advance inside OSMP calls: posts, tests, waits "  \
+                        "and every call on their team) or thread (one thread per process also advances them " \
+                        "between calls, for overlap with computation; not on teams with more participants "  \
+                        "than CPUs)")                                                                         \
+    X(PROGRESS_CPU, "", "the CPU (as the OS numbers it) OSMP_PROGRESS=thread's thread runs on; empty: "        \
+                        "wherever the process may run")                                                       \
     X(JOIN_TIMEOUT, "60", "seconds a participant waits for the others to join a team under osmp-run or as "  \
                           "threads before failing with OSMP_ERR_TIMEOUT (0: forever)")                      \
     X(CHECK_ARGS, "0", "1: every collective first compares a checksum of its arguments across the team and " \

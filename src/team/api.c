@@ -70,8 +70,8 @@ static inline __attribute__((always_inline)) int call(osmp__team_t t, osmp_coll_
 
 /* Tracing off costs the one branch on t->coll.trace here (and one per copy),
  * nonblocking calls the one on t->head. */
-static inline __attribute__((always_inline)) int run(osmp__team_t t, osmp_coll_t c, struct osmp__args *a, int dtype,
-                                                     osmp_op_t op)
+static inline __attribute__((always_inline)) int run_now(osmp__team_t t, osmp_coll_t c, struct osmp__args *a,
+                                                         int dtype, osmp_op_t op)
 {
     if (__builtin_expect(t->head != NULL, 0)) osmp__requests_drain(t); /* they come first, on every participant */
     int rc = check_args(t, c, a->vector ? 0 : a->count, dtype, (int)op, a->root);
@@ -82,6 +82,18 @@ static inline __attribute__((always_inline)) int run(osmp__team_t t, osmp_coll_t
     osmp__trace_copy_(tr, t->coll.rank, t->coll.rank, a->staged);
     rc = call(t, c, a, op);
     osmp__trace_end_(tr);
+    return rc;
+}
+
+/* With OSMP_PROGRESS=thread the team is locked while the call runs (the
+ * progress thread may be in its queue). */
+static inline __attribute__((always_inline)) int run(osmp__team_t t, osmp_coll_t c, struct osmp__args *a, int dtype,
+                                                     osmp_op_t op)
+{
+    if (__builtin_expect(!t->progress, 1)) return run_now(t, c, a, dtype, op);
+    pthread_mutex_lock(&t->lock);
+    int rc = run_now(t, c, a, dtype, op);
+    pthread_mutex_unlock(&t->lock);
     return rc;
 }
 

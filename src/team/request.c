@@ -22,14 +22,24 @@
  * thread has outstanding requests (the driven list, through shm/wait.h's
  * hook), so a blocking call on one team never stalls a peer that needs this
  * participant's progress on another.
+ *
+ * OSMP_PROGRESS=thread adds one thread per process that sweeps every team
+ * with outstanding requests (resumable forms only: it never blocks) between
+ * the owner's calls, so that a request advances while its owner computes.
+ * Then every entry point holds the team's lock while it touches the queue or
+ * runs a call; the progress thread only tries it, and skips a busy team.
  */
+#define _GNU_SOURCE
 #include "team/request.h"
 
+#include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/fault.h"
+#include "common/knobs.h"
 
 /* Teams of this thread with outstanding requests (osmp__wait_others counts them). */
 static __thread osmp__team_t driven;
@@ -38,14 +48,17 @@ static void drive(osmp__team_t t)
 {
     if (t->driven) return;
     t->driven = 1;
+    t->driver = pthread_self();
     t->next_driven = driven;
     driven = t;
     osmp__wait_others++;
 }
 
+/* Only the thread whose list it is on (the progress thread leaves an
+ * emptied team there; its owner's next sweep of the list takes it off). */
 static void undrive(osmp__team_t t)
 {
-    if (!t->driven) return;
+    if (!t->driven || !pthread_equal(t->driver, pthread_self())) return;
     for (osmp__team_t *p = &driven; *p; p = &(*p)->next_driven)
         if (*p == t) {
             *p = t->next_driven;
@@ -53,6 +66,89 @@ static void undrive(osmp__team_t t)
         }
     t->driven = 0;
     osmp__wait_others--;
+}
+
+/* ---------------------------------------------------------------- the progress thread */
+
+/* Teams with outstanding requests that the progress thread advances. */
+static pthread_mutex_t prog_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t prog_cond = PTHREAD_COND_INITIALIZER;
+static osmp__team_t prog_teams;
+static int prog_state; /* 0: OSMP_PROGRESS not read yet, 1: none, 2: thread (started on first use) */
+static int prog_started;
+
+static void *progress_main(void *arg);
+
+static void progress_read(void)
+{
+    const char *v = osmp__knob_str(OSMP_KNOB_PROGRESS);
+    prog_state = !strcmp(v, "thread") ? 2 : 1;
+    if (strcmp(v, "thread") && strcmp(v, "none")) osmp__knob_bad(OSMP_KNOB_PROGRESS, "not none or thread");
+}
+
+void osmp__progress_team_init(osmp__team_t t)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, progress_read);
+    t->progress = prog_state == 2 && !t->coll.oversubscribed;
+    if (t->progress) pthread_mutex_init(&t->lock, NULL);
+}
+
+static void progress_start(void)
+{
+    pthread_t th;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    const char *cpu = osmp__knob_str(OSMP_KNOB_PROGRESS_CPU);
+    if (*cpu) {
+        char *end;
+        long c = strtol(cpu, &end, 10);
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        if (*end || c < 0 || c >= CPU_SETSIZE)
+            osmp__knob_bad(OSMP_KNOB_PROGRESS_CPU, "not a CPU number");
+        else {
+            CPU_SET((int)c, &set);
+            pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+        }
+    }
+    if (pthread_create(&th, &attr, progress_main, NULL) == 0) prog_started = 1;
+    pthread_attr_destroy(&attr);
+}
+
+/* Under t's lock. */
+static void prog_register(osmp__team_t t)
+{
+    if (!t->progress || t->on_progress) return;
+    pthread_mutex_lock(&prog_lock);
+    if (!prog_started) progress_start();
+    t->on_progress = 1;
+    t->next_progress = prog_teams;
+    prog_teams = t;
+    pthread_cond_signal(&prog_cond);
+    pthread_mutex_unlock(&prog_lock);
+}
+
+static void prog_unregister(osmp__team_t t)
+{
+    if (!t->on_progress) return;
+    pthread_mutex_lock(&prog_lock);
+    for (osmp__team_t *p = &prog_teams; *p; p = &(*p)->next_progress)
+        if (*p == t) {
+            *p = t->next_progress;
+            break;
+        }
+    t->on_progress = 0;
+    pthread_mutex_unlock(&prog_lock);
+}
+
+void osmp__progress_team_fini(osmp__team_t t)
+{
+    undrive(t);
+    if (!t->progress) return;
+    prog_unregister(t);
+    pthread_mutex_destroy(&t->lock);
 }
 
 static void request_destroy(struct osmp_request *r)
@@ -79,6 +175,7 @@ static void finish(osmp__team_t t, struct osmp_request *r, int rc)
     if (!t->head) {
         t->tail = NULL;
         undrive(t);
+        prog_unregister(t);
     }
     r->next = NULL;
     if (r->state == OSMP__RQ_RUNNING) {
@@ -93,8 +190,9 @@ static void finish(osmp__team_t t, struct osmp_request *r, int rc)
         r->stage = NULL;
     }
     r->rc = rc;
-    r->state = OSMP__RQ_DONE;
-    if (r->freed) request_destroy(r);
+    int freed = r->freed;
+    __atomic_store_n(&r->state, OSMP__RQ_DONE, __ATOMIC_RELEASE); /* (its caller may test it unlocked) */
+    if (freed) request_destroy(r);
 }
 
 /* Start the head: its arguments for this run, the in-place copy, the trace
@@ -165,8 +263,46 @@ static void sweep_driven(void)
 {
     for (osmp__team_t t = driven, next; t; t = next) {
         next = t->next_driven; /* (a sweep that empties t takes it off the list) */
+        if (t->progress && pthread_mutex_trylock(&t->lock)) continue; /* (the progress thread has it) */
         sweep(t, GATED_POSTED);
+        if (!t->head) undrive(t); /* (emptied by the progress thread) */
+        if (t->progress) pthread_mutex_unlock(&t->lock);
     }
+}
+
+/* The progress thread: sweep every registered team it can lock, the owner's
+ * resumable steps only; yield the core when nothing moved, sleep when nothing
+ * is outstanding. It holds a team's lock while it sweeps it, so the owner
+ * cannot destroy the team meanwhile (destroy locks it first). */
+static void *progress_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&prog_lock);
+    for (;;) {
+        while (!prog_teams) pthread_cond_wait(&prog_cond, &prog_lock);
+        osmp__team_t t = NULL;
+        for (osmp__team_t x = prog_teams; x && !t; x = x->next_progress)
+            if (!pthread_mutex_trylock(&x->lock)) t = x;
+        if (t) { /* to the back of the list: the others next */
+            for (osmp__team_t *p = &prog_teams; *p; p = &(*p)->next_progress)
+                if (*p == t) {
+                    *p = t->next_progress;
+                    break;
+                }
+            t->next_progress = NULL;
+            osmp__team_t *end = &prog_teams;
+            while (*end) end = &(*end)->next_progress;
+            *end = t;
+        }
+        pthread_mutex_unlock(&prog_lock);
+        if (t) {
+            sweep(t, GATED_NO); /* (may take t off the list: finish) */
+            pthread_mutex_unlock(&t->lock);
+        }
+        sched_yield();
+        pthread_mutex_lock(&prog_lock);
+    }
+    return NULL;
 }
 
 /* Run t's queue until r (NULL: every request) is done. */
@@ -228,6 +364,7 @@ int osmp_start(osmp_request_t *req)
     osmp__team_t t;
     if ((rc = osmp__team_of(r->handle, &t))) return rc;
     if (t != r->team) return OSMP_ERR_BAD_TEAM;
+    osmp__team_lock(t);
     /* Its number among the team's posts, for every participant to see. */
     r->index = ++t->posted;
     osmp__store_release(&osmp__mb_region(&t->coll.mb, t->coll.rank)->posted.seq, t->posted);
@@ -239,6 +376,7 @@ int osmp_start(osmp_request_t *req)
     /* Zero counts do nothing and take no step, as the blocking call (api.c: call). */
     if (!r->args.count && !r->args.vector) {
         r->state = OSMP__RQ_DONE;
+        osmp__team_unlock(t);
         return OSMP_OK;
     }
     r->state = OSMP__RQ_QUEUED;
@@ -249,7 +387,9 @@ int osmp_start(osmp_request_t *req)
     t->tail = r;
     osmp__wait_progress = sweep_driven;
     drive(t);
+    prog_register(t);
     sweep(t, GATED_NO); /* the first steps now: a root's data is out before the caller computes */
+    osmp__team_unlock(t);
     return OSMP_OK;
 }
 
@@ -280,7 +420,19 @@ static int reap(osmp_request_t *req)
 
 static int is_done(const struct osmp_request *r)
 {
-    return r->state == OSMP__RQ_DONE || r->state == OSMP__RQ_INACTIVE;
+    int st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE); /* (the progress thread may end it) */
+    return st == OSMP__RQ_DONE || st == OSMP__RQ_INACTIVE;
+}
+
+/* Sweep r's team (locked) unless r is done; whether it is now. */
+static int advance(struct osmp_request *r, int gated)
+{
+    if (is_done(r)) return 1;
+    osmp__team_t t = r->team; /* (alive: r is not done, and only its owner destroys it) */
+    osmp__team_lock(t);
+    sweep(t, gated);
+    osmp__team_unlock(t);
+    return is_done(r);
 }
 
 int osmp_test(osmp_request_t *req, int *done)
@@ -290,8 +442,7 @@ int osmp_test(osmp_request_t *req, int *done)
     if (rc || !done) return rc ? rc : OSMP_ERR_INVALID_ARG;
     *done = 1;
     if (!r) return OSMP_OK;
-    if (!is_done(r)) sweep(r->team, GATED_POSTED);
-    if (!is_done(r)) {
+    if (!advance(r, GATED_POSTED)) {
         *done = 0;
         /* More participants than CPUs: a caller's test loop would hold the
          * CPU a peer needs to get where this request waits. */
@@ -306,7 +457,12 @@ int osmp_wait(osmp_request_t *req)
     int rc;
     struct osmp_request *r = request_of(req, &rc);
     if (rc || !r) return rc;
-    if (!is_done(r)) complete(r->team, r);
+    if (!is_done(r)) {
+        osmp__team_t t = r->team;
+        osmp__team_lock(t);
+        complete(t, r);
+        osmp__team_unlock(t);
+    }
     return reap(req);
 }
 
@@ -328,8 +484,7 @@ int osmp_testall(int n, osmp_request_t *reqs, int *done)
     for (int i = 0; i < n; i++) {
         struct osmp_request *r = request_of(&reqs[i], &rc);
         if (rc) return rc;
-        if (r && !is_done(r)) sweep(r->team, GATED_POSTED);
-        all &= !r || is_done(r);
+        all &= !r || advance(r, GATED_POSTED);
     }
     *done = all;
     if (!all) return OSMP_OK;
@@ -351,8 +506,7 @@ int osmp_waitany(int n, osmp_request_t *reqs, int *index)
         for (int i = 0; i < n; i++) {
             struct osmp_request *r = reqs[i];
             if (!r || r->state == OSMP__RQ_INACTIVE) continue;
-            if (!is_done(r)) sweep(r->team, GATED_POSTED);
-            if (is_done(r)) {
+            if (advance(r, GATED_POSTED)) {
                 *index = i;
                 return reap(&reqs[i]);
             }
@@ -361,8 +515,11 @@ int osmp_waitany(int n, osmp_request_t *reqs, int *index)
         for (int i = 0; i < n; i++) {
             struct osmp_request *r = reqs[i];
             if (!r || r->state == OSMP__RQ_INACTIVE) continue;
-            sweep(r->team, GATED_ANY); /* (its gated head may block here: a wait may) */
-            if (!is_done(r) && r->team->head) osmp__mb_wait_pend(&r->team->coll.mb);
+            osmp__team_t t = r->team;
+            osmp__team_lock(t);
+            sweep(t, GATED_ANY); /* (its gated head may block here: a wait may) */
+            if (!is_done(r) && t->head) osmp__mb_wait_pend(&t->coll.mb);
+            osmp__team_unlock(t);
             break;
         }
     }
@@ -374,9 +531,15 @@ int osmp_request_free(osmp_request_t *req)
     struct osmp_request *r = request_of(req, &rc);
     if (rc || !r) return rc;
     *req = OSMP_REQUEST_NULL;
-    if (r->state == OSMP__RQ_QUEUED || r->state == OSMP__RQ_RUNNING)
-        r->freed = 1; /* finish frees it */
-    else
+    if (is_done(r)) {
         request_destroy(r);
+        return OSMP_OK;
+    }
+    osmp__team_t t = r->team;
+    osmp__team_lock(t);
+    int active = !is_done(r);
+    if (active) r->freed = 1; /* finish frees it */
+    osmp__team_unlock(t);
+    if (!active) request_destroy(r);
     return OSMP_OK;
 }

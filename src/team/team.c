@@ -249,6 +249,7 @@ static unsigned dead_next;
 static void free_team(osmp__team_t t)
 {
     if (!t) return;
+    osmp__progress_team_fini(t);
     osmp__trees_free(&t->coll);
     osmp__slicings_free(&t->coll);
     osmp__trace_close(t->coll.trace);
@@ -517,6 +518,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     /* Oversubscribed, a waiter yields at once: the peer it waits for may be
      * waiting for its core, and every poll delays it. */
     t->coll.oversubscribed = oversubscribed(all1, p->size);
+    osmp__progress_team_init(t);
     if (t->coll.oversubscribed && mb->wait.spin > 0) mb->wait.spin = 0;
     /* Not oversubscribed, a waiter that has spun its budget sleeps at once: a
      * yield only hands the core to other programs (a CPU hog, a build) for a
@@ -589,7 +591,9 @@ int osmp_team_destroy(osmp_team_t h)
     /* Nobody may still read my region when it goes away; a failed team cannot
      * agree on that any more, and nobody will read it again either. */
     struct osmp__args none = {.esize = 1};
+    osmp__team_lock(t);
     if (t->head) osmp__requests_drain(t); /* outstanding requests end first (a failed team ends them failed) */
+    osmp__team_unlock(t);
     rc = t->coll.mb.failed ? t->coll.mb.failed : osmp__run(&t->coll, OSMP_COLL_BARRIER, &none);
     free_team(t);
     pthread_mutex_lock(&dead_lock);

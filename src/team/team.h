@@ -33,7 +33,15 @@ struct osmp__team {
     uint64_t posted; /* nonblocking posts and starts so far (also in my region's posted line) */
     int busy;        /* its queue is being advanced (a wait inside it must not re-enter) */
     int driven;      /* on its thread's list of teams with outstanding requests */
+    pthread_t driver; /* that thread */
     struct osmp__team *next_driven;
+    /* OSMP_PROGRESS=thread (and not oversubscribed): the progress thread
+     * advances its requests too, so every entry point holds lock (request.c);
+     * the progress thread only tries it. */
+    int progress;
+    int on_progress; /* on the progress thread's list */
+    struct osmp__team *next_progress;
+    pthread_mutex_t lock;
 
     struct osmp__thread_rv *thread_rv; /* created on the first osmp_team_create_threads */
     void *thread_rv_lock;              /* pthread_mutex_t, creation path only */
@@ -43,6 +51,17 @@ typedef struct osmp__team *osmp__team_t;
 /* Complete the team's outstanding nonblocking collectives (team/request.c):
  * before a blocking call, and before the team goes. */
 int osmp__requests_drain(osmp__team_t t);
+/* OSMP_PROGRESS=thread for a new team (request.c): t->progress and its lock. */
+void osmp__progress_team_init(osmp__team_t t);
+void osmp__progress_team_fini(osmp__team_t t);
+static inline void osmp__team_lock(osmp__team_t t)
+{
+    if (__builtin_expect(t->progress, 0)) pthread_mutex_lock(&t->lock);
+}
+static inline void osmp__team_unlock(osmp__team_t t)
+{
+    if (__builtin_expect(t->progress, 0)) pthread_mutex_unlock(&t->lock);
+}
 
 #define OSMP__TEAM_LIVE 0x6f736d702d6c6976ULL /* "osmp-liv" */
 #define OSMP__TEAM_DEAD 0x6f736d702d646561ULL /* "osmp-dea" */
