@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Merge the osmp-bench --json files of one library and mode (osu or b2b), run
-alternately with libosmp_mpi preloaded (NAME-MODE-osmp-K.json) and without
+"""Merge the osmp-bench --json files of one library and mode (osu, b2b or nb),
+run alternately with libosmp_mpi preloaded (NAME-MODE-osmp-K.json) and without
 (NAME-MODE-mpi-K.json), into one file: per operation and size the median over
 the runs of the compared statistic (osu: average over ranks, as OSU prints;
-b2b: maximum over ranks, IMB's t_max) for each side, and of the others.
+b2b: maximum over ranks, IMB's t_max; nb: the pure communication time, average
+over ranks, as OSU's osu_i<op>) for each side, and of the others (nb: overall,
+compute, overlap %, blocking time and pure / blocking, each the median of the
+runs' values).
 
 usage: merge.py OUT.json RUN.json [RUN.json ...]
 """
@@ -31,7 +34,9 @@ def main():
         sys.exit("merge.py: libosmp_mpi was not loaded where it should be (or was where it should not)")
     first = sides["mpi"][0]
     mode = first["mode"]
-    key = "avg_us" if mode == "osu" else "max_us"
+    key = {"osu": "avg_us", "nb": "pure_us"}.get(mode, "max_us")
+    others = (("overall_us", "compute_us", "overlap_pct", "blocking_us", "pure_over_blocking", "pure_max_us",
+               "pure_min_us") if mode == "nb" else ("avg_us", "max_us", "min_us"))
     merged = {k: first[k] for k in ("processes", "mpi", "mode", "latency_us")}
     merged["line_rt_us"] = statistics.median(r["line_rt_us"] for r in sides["mpi"] + sides["osmp"])
     merged["runs"] = {who: len(runs) for who, runs in sides.items()}
@@ -44,7 +49,7 @@ def main():
             return statistics.median(v) if v else float("nan")
         r = {"op": row["op"], "bytes": row["bytes"], "osmp_us": med("osmp", key), "mpi_us": med("mpi", key),
              "bound_us": med("mpi", "bound_us")}
-        for k in ("avg_us", "max_us", "min_us"):
+        for k in others:
             r["osmp_" + k] = med("osmp", k)
             r["mpi_" + k] = med("mpi", k)
         results.append(r)

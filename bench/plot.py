@@ -19,7 +19,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from summary import lib_name  # noqa: E402
 
 WHAT = {"osu": "per call (OSU), avg over ranks", "b2b": "back to back (IMB), max over ranks",
-        "side": "side by side in one process (OSU timing)"}
+        "side": "side by side in one process (OSU timing)",
+        "nb": "nonblocking (osu_i<op>), pure time"}
 
 
 def main():

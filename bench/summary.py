@@ -2,7 +2,8 @@
 """The markdown summary of bench/compare: per mode and MPI library, OSMP
 (libosmp_mpi preloaded; side mode: OSMP's own calls) against the MPI library
 alone, at the sizes applications care about, the ratios, the bound, the worst
-ratio over every size, and the machine's load.
+ratio over every size, and the machine's load; nb mode (bench/compare --nb):
+the nonblocking calls' pure communication time and overlap %, both sides.
 
 usage: summary.py --out DIR [--warn TEXT] [--hogs N] MERGED.json [...]
 """
@@ -19,6 +20,49 @@ def lib_name(run):
     if s and s[0] == "Open":
         return " ".join(s[:2] + [s[2].lstrip("v")]) if len(s) > 2 else "Open MPI"
     return " ".join(s[:2]) if s else "MPI"
+
+
+def nb_table(mine, sizes):
+    """The nonblocking rows: per library OSMP's and MPI's pure time, overlap % and pure / blocking."""
+    if not mine:
+        return
+    print("## Nonblocking collectives (OSU's osu_i<op>)\n")
+    print("pure = MPI_I<op> posted and waited for at once; overall = posted, a dummy compute lasting about pure, "
+          "MPI_Wait; overlap % = max(0, 100 (1 - (overall - compute) / pure)) (OSU's); average over ranks, median of "
+          "the runs. pure / blocking: over the blocking MPI_<op> timed in the same run (target: at most 1.10). "
+          "OSMP = libosmp_mpi preloaded: the MPI_I<op> calls it does not intercept go to the MPI library; then "
+          "OSMP's pure and overlap columns measure the MPI library too, and its pure / blocking sets the MPI "
+          "library's nonblocking call against OSMP's blocking one.\n")
+    head, rule = "| operation | bytes |", "|---|---|"
+    for r in mine:
+        n = lib_name(r)
+        head += (f" OSMP pure ({n}) | {n} pure | OSMP overlap % | {n} overlap % | OSMP pure / blocking |"
+                 f" {n} pure / blocking |")
+        rule += "---|---|---|---|---|---|"
+    print(head)
+    print(rule)
+    ops = list(dict.fromkeys(x["op"] for x in mine[0]["results"]))
+    for op in ops:
+        for b in ([0] if op == "ibarrier" else sizes):
+            rows = [[x for x in r["results"] if x["op"] == op and x["bytes"] == b] for r in mine]
+            if not rows[0]:
+                continue
+            line = f"| {op} | {b} |"
+            for row in rows:
+                if row:
+                    x = row[0]
+                    line += (f" {x['osmp_us']:.2f} | {x['mpi_us']:.2f} | {x['osmp_overlap_pct']:.1f} |"
+                             f" {x['mpi_overlap_pct']:.1f} | {x['osmp_pure_over_blocking']:.2f} |"
+                             f" {x['mpi_pure_over_blocking']:.2f} |")
+                else:
+                    line += " | | | | | |"
+            print(line)
+    print()
+    for r in mine:
+        rows = r["results"]
+        above = sum(1 for x in rows if x["osmp_pure_over_blocking"] > 1.1)
+        print(f"- {lib_name(r)}: OSMP's pure / blocking above 1.10 in {above} of {len(rows)} (operation, size)")
+    print()
 
 
 def main():
@@ -99,6 +143,7 @@ def main():
             print(f"- {lib_name(r)}: {worst['osmp_us'] / worst['mpi_us']:.2f} ({worst['op']}, {worst['bytes']} bytes); "
                   f"{above} of {len(r['results'])} (operation, size) above 1.0")
         print()
+    nb_table([r for r in runs if r["mode"] == "nb"], sizes)
     print(f"Full tables: {a.out}/*.txt; plots: {a.out}/*.png (latency per operation, ratio per mode)")
 
 

@@ -17,6 +17,13 @@
  *        (PMPI_, so a preloaded libosmp_mpi is bypassed) interleaved in one
  *        process, OSU timing, each followed by its own library's barrier.
  *        --tune runs this mode and writes the table libosmp_mpi loads.
+ *  nb    the nonblocking collectives (MPI_I<op>, through MPI_) as the OSU
+ *        micro-benchmarks 7 time them (osu_iallreduce and the others): per
+ *        round, pure communication (post, MPI_Wait at once, OSU timing), then
+ *        overall (post, a dummy compute lasting this rank's pure time, MPI_Wait),
+ *        and the blocking MPI_<op> in OSU timing in the same round; reported:
+ *        pure, overall, compute, overlap % = max(0, 100 (1 - (overall -
+ *        compute) / pure)) and pure / blocking (see nb_round()).
  * Every mode takes the median of --rounds rounds and reports the bound measured
  * in the same run (see measure_line() and copy_time()).
  */
@@ -59,8 +66,9 @@ static char *buf_alloc(size_t bytes)
 }
 
 enum lib { LIB_PMPI, LIB_OSMP, LIB_MPI }; /* LIB_MPI: the MPI_ symbol, libosmp_mpi's when preloaded */
-enum mode { MODE_OSU, MODE_B2B, MODE_SIDE };
-static const char *const mode_name[] = {"osu", "b2b", "side"};
+enum mode { MODE_OSU, MODE_B2B, MODE_SIDE, MODE_NB };
+static const char *const mode_name[] = {"osu", "b2b", "side", "nb"};
+#define MODES 4
 
 static int oob(void *ctx, const void *send, void *recv, size_t len)
 {
@@ -146,6 +154,37 @@ static int call(enum lib lib, osmp_coll_t op, size_t bytes, char *out)
     }
 }
 
+/* The nonblocking form of call(): MPI_I<op> through MPI_ (libosmp_mpi's when
+ * preloaded), the same arguments, the request in *rq. MPI has one for every
+ * operation benched(). */
+static int icall(osmp_coll_t op, size_t bytes, char *out, MPI_Request *rq)
+{
+    int n = (int)(bytes / 8), b = (int)bytes;
+    MPI_Comm w = MPI_COMM_WORLD;
+    switch (op) {
+    case OSMP_COLL_BARRIER: return MPI_Ibarrier(w, rq);
+    case OSMP_COLL_BCAST: return MPI_Ibcast(out, b, MPI_BYTE, 0, w, rq);
+    case OSMP_COLL_REDUCE: return MPI_Ireduce(sbuf, out, n, MPI_DOUBLE, MPI_SUM, 0, w, rq);
+    case OSMP_COLL_ALLREDUCE: return MPI_Iallreduce(sbuf, out, n, MPI_DOUBLE, MPI_SUM, w, rq);
+    case OSMP_COLL_GATHER: return MPI_Igather(sbuf, b, MPI_BYTE, out, b, MPI_BYTE, 0, w, rq);
+    case OSMP_COLL_ALLGATHER: return MPI_Iallgather(sbuf, b, MPI_BYTE, out, b, MPI_BYTE, w, rq);
+    case OSMP_COLL_SCATTER: return MPI_Iscatter(sbuf, b, MPI_BYTE, out, b, MPI_BYTE, 0, w, rq);
+    case OSMP_COLL_REDUCE_SCATTER_BLOCK: return MPI_Ireduce_scatter_block(sbuf, out, n, MPI_DOUBLE, MPI_SUM, w, rq);
+    case OSMP_COLL_ALLTOALL: return MPI_Ialltoall(sbuf, b, MPI_BYTE, out, b, MPI_BYTE, w, rq);
+    default: break;
+    }
+    vector_blocks(osmp_coll_flags(op) & OSMP_COLL_REDUCES ? (size_t)n : bytes);
+    switch (op) {
+    case OSMP_COLL_GATHERV: return MPI_Igatherv(sbuf, b, MPI_BYTE, out, vcount, vdispl, MPI_BYTE, 0, w, rq);
+    case OSMP_COLL_SCATTERV: return MPI_Iscatterv(sbuf, vcount, vdispl, MPI_BYTE, out, b, MPI_BYTE, 0, w, rq);
+    case OSMP_COLL_ALLGATHERV: return MPI_Iallgatherv(sbuf, b, MPI_BYTE, out, vcount, vdispl, MPI_BYTE, w, rq);
+    case OSMP_COLL_ALLTOALLV:
+        return MPI_Ialltoallv(sbuf, vcount, vdispl, MPI_BYTE, out, vcount, vdispl, MPI_BYTE, w, rq);
+    case OSMP_COLL_REDUCE_SCATTER: return MPI_Ireduce_scatter(sbuf, out, vcount, MPI_DOUBLE, MPI_SUM, w, rq);
+    default: *rq = MPI_REQUEST_NULL; return OSMP_ERR_UNSUPPORTED; /* not benched() */
+    }
+}
+
 /* The barrier applications put between calls: the library's own. */
 static void lib_barrier(enum lib lib)
 {
@@ -190,6 +229,105 @@ static struct stat3 b2b_round(enum lib lib, osmp_coll_t op, size_t bytes, int it
     double mine = (MPI_Wtime() - t0) / iters;
     lib_barrier(lib);
     return over_ranks(mine);
+}
+
+/* ---- nonblocking mode: OSU's osu_i<op> ----
+ * The dummy compute (OSU's dummy_compute / do_compute_cpu): a small
+ * floating-point kernel (one row of an 8 x 8 product, ~10 ns) run until the
+ * wall clock says the target has passed, so it lasts the target to within a
+ * kernel and a clock read (MPI_Wtime, ~40 ns on the development machine); the
+ * compute measured around it is the target plus ~0.1-0.2 us of clock reads.
+ * OSU's 25 x 25 kernel overshoots by up to a microsecond, more than a small
+ * call's time. With
+ * --nb-tests N (OSU's -t, --num-test-calls; OSU 7 calls none by default and
+ * neither does this) the target is cut into N parts, MPI_Test after each;
+ * their time is returned, and the compute time reported excludes it (OSU's
+ * "Compute" column: cpu_time - test_time). */
+static float dc_a[8][8], dc_x[8], dc_y[8];
+static int nb_tests;
+
+static void dc_init(void)
+{
+    for (int i = 0; i < 8; i++) {
+        dc_x[i] = dc_y[i] = 1.0f;
+        for (int j = 0; j < 8; j++) dc_a[i][j] = 2.0f;
+    }
+}
+
+static void dc_kernel(void)
+{
+    static unsigned row;
+    unsigned i = row++ & 7;
+    for (int j = 0; j < 8; j++) dc_x[i] = dc_x[i] + dc_a[i][j] * dc_a[j][i] + dc_y[j];
+}
+
+static double dummy_compute(double target, MPI_Request *rq)
+{
+    int parts = nb_tests > 0 ? nb_tests : 1;
+    double test_time = 0, part = target / parts;
+    for (int k = 0; k < parts; k++) {
+        double t0 = MPI_Wtime();
+        while (MPI_Wtime() - t0 < part) dc_kernel();
+        if (nb_tests > 0) {
+            int flag;
+            double t1 = MPI_Wtime();
+            MPI_Test(rq, &flag, MPI_STATUS_IGNORE);
+            test_time += MPI_Wtime() - t1;
+        }
+    }
+    return test_time;
+}
+
+/* OSU's overlap: the share of the pure communication time hidden behind the
+ * compute, max(0, 100 (1 - (overall - compute) / pure)); compute without the
+ * MPI_Test calls. */
+static double overlap_pct(double pure, double overall, double compute)
+{
+    if (!(pure > 0)) return 0;
+    double o = 100.0 * (1.0 - (overall - compute) / pure);
+    return o > 0 ? o : 0;
+}
+
+struct nbstat {
+    struct stat3 pure;                          /* post + MPI_Wait at once, over ranks */
+    double overall, compute, tests, post, wait; /* overlapped calls: averages over ranks, seconds per call */
+};
+
+/* One round of osu_i<op>: iters calls posted and waited for at once (pure),
+ * the library's barrier after each (untimed); then iters calls posted, this
+ * rank's own pure time of computing (OSU feeds each rank its own latency),
+ * MPI_Wait; overall = post to wait's return; the barrier after each. */
+static struct nbstat nb_round(osmp_coll_t op, size_t bytes, int iters)
+{
+    struct nbstat s;
+    MPI_Request rq;
+    double sum = 0;
+    lib_barrier(LIB_MPI);
+    for (int i = 0; i < iters; i++) {
+        double t0 = MPI_Wtime();
+        icall(op, bytes, rbuf, &rq);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        sum += MPI_Wtime() - t0;
+        lib_barrier(LIB_MPI);
+    }
+    double pure = sum / iters, overall = 0, comp = 0, tests = 0, post = 0, wait = 0;
+    s.pure = over_ranks(pure);
+    for (int i = 0; i < iters; i++) {
+        double t0 = MPI_Wtime();
+        icall(op, bytes, rbuf, &rq);
+        double tc = MPI_Wtime();
+        tests += dummy_compute(pure, &rq);
+        double tw = MPI_Wtime();
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        double t1 = MPI_Wtime();
+        overall += t1 - t0, post += tc - t0, comp += tw - tc, wait += t1 - tw;
+        lib_barrier(LIB_MPI);
+    }
+    double mine[5] = {overall, comp - tests, tests, post, wait}, all[5];
+    PMPI_Allreduce(mine, all, 5, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    for (int k = 0; k < 5; k++) all[k] /= (double)iters * size;
+    s.overall = all[0], s.compute = all[1], s.tests = all[2], s.post = all[3], s.wait = all[4];
+    return s;
 }
 
 /* Both libraries must produce the same bytes (the reductions sum small
@@ -339,16 +477,22 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: mpirun -n N [--bind-to core] osmp-bench [options]\n"
-            "  --mode osu|b2b|side  what is timed (default osu):\n"
+            "  --mode osu|b2b|side|nb  what is timed (default osu):\n"
             "      osu   each MPI_ call timed alone, MPI_Barrier after it (OSU micro-benchmarks); avg, max, min over\n"
             "            ranks of each rank's average. Calls MPI_: with libosmp_mpi in LD_PRELOAD they run on OSMP.\n"
             "      b2b   ITERS MPI_ calls in a row, no barrier between (IMB); time / ITERS, max (IMB t_max), avg, min\n"
             "      side  OSMP's call and the MPI library's (PMPI_) interleaved in one process, OSU timing, each\n"
             "            followed by its own library's barrier; ratio = OSMP / MPI (averages over ranks)\n"
+            "      nb    the nonblocking MPI_I<op> of each operation, as OSU's osu_i<op> (OSU 7): pure = post and\n"
+            "            MPI_Wait at once; overall = post, compute for this rank's pure time, MPI_Wait; compute = the\n"
+            "            compute alone; overlap %% = max(0, 100 (1 - (overall - compute) / pure)); and the blocking\n"
+            "            MPI_<op> in the same round (OSU timing): pure / blocking. Averages over ranks; calls MPI_\n"
+            "            (with libosmp_mpi in LD_PRELOAD, whatever of MPI_I<op>, MPI_Wait, MPI_Test it intercepts)\n"
             "  --ops LIST           comma-separated operations (default: all but the vector variants and scans):\n"
             "                       barrier,bcast,reduce,allreduce,gather,allgather,scatter,reduce_scatter_block,alltoall\n"
             "                       and, when named, gatherv,scatterv,allgatherv,alltoallv,reduce_scatter (every\n"
-            "                       block of SIZE bytes, as IMB runs them)\n"
+            "                       block of SIZE bytes, as IMB runs them); nb mode also takes the nonblocking\n"
+            "                       names (iallreduce, ibcast, ...) for them\n"
             "  --sizes MIN[:MAX]    message sizes in bytes per rank, powers of two from MIN to MAX, K/M suffixes\n"
             "                       (default 1:4M; barrier is always 0 bytes; reductions skip 1-7 bytes);\n"
             "                       or a list A,B,C (ascending): these sizes only. MIN 0: the zero counts\n"
@@ -356,6 +500,8 @@ static void usage(FILE *f)
             "  --iters I            timed calls per round (default 200; a tenth, at least 5, from 1 MiB up)\n"
             "  --warmup W           untimed calls before each size (default 20)\n"
             "  --rounds R           rounds per size; the median is reported (default 9)\n"
+            "  --nb-tests N         nb mode: N MPI_Test calls spread through the compute (OSU's -t; default 0,\n"
+            "                       as OSU: the compute runs without them), their time left out of compute\n"
             "  --check              side mode: also check that OSMP and MPI give the same bytes (exit 1 if not)\n"
             "  --no-bound           skip the bound (the cross-core copies; the cache-line round trip is still\n"
             "                       timed before and after the measurement, ~10 ms each, and printed: state:)\n"
@@ -447,7 +593,7 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int takes = !strcmp(a, "--ops") || !strcmp(a, "--sizes") || !strcmp(a, "--iters") || !strcmp(a, "--warmup") ||
                     !strcmp(a, "--rounds") || !strcmp(a, "--json") || !strcmp(a, "--mode") || !strcmp(a, "--alloc") ||
-                    !strcmp(a, "--tune-out") || !strcmp(a, "--tune-margin");
+                    !strcmp(a, "--tune-out") || !strcmp(a, "--tune-margin") || !strcmp(a, "--nb-tests");
         if (takes && !v) return bad_usage("option %s needs a value", a);
         if (takes) i++;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -478,10 +624,12 @@ int main(int argc, char **argv)
             if (parse_int(v, 1, &rounds)) return bad_usage("bad --rounds \"%s\" (an integer >= 1)", v);
         } else if (!strcmp(a, "--mode")) {
             int m = -1;
-            for (int k = 0; k < 3; k++)
+            for (int k = 0; k < MODES; k++)
                 if (!strcmp(v, mode_name[k])) m = k;
-            if (m < 0) return bad_usage("bad --mode \"%s\" (osu, b2b or side)", v);
+            if (m < 0) return bad_usage("bad --mode \"%s\" (osu, b2b, side or nb)", v);
             mode = (enum mode)m;
+        } else if (!strcmp(a, "--nb-tests")) {
+            if (parse_int(v, 0, &nb_tests)) return bad_usage("bad --nb-tests \"%s\" (an integer >= 0)", v);
         } else if (!strcmp(a, "--tune-margin")) {
             char *end;
             margin = strtod(v, &end);
@@ -512,6 +660,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (do_check && mode != MODE_SIDE) return bad_usage("%s", "--check needs --mode side");
+    if (nb_tests && mode != MODE_NB) return bad_usage("%s", "--nb-tests needs --mode nb");
     int want[OSMP_COLL_COUNT];
     for (int o = 0; o < OSMP_COLL_COUNT; o++)
         want[o] = !ops_arg && benched(o) && !(osmp_coll_flags(o) & OSMP_COLL_VECTOR);
@@ -519,8 +668,15 @@ int main(int argc, char **argv)
         char *copy = strdup(ops_arg), *save = NULL;
         for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
             int found = 0;
+            /* The nonblocking names (iallreduce, ...) stand for their operation in nb mode. */
+            const char *name = tok;
+            for (int o = 0; o < OSMP_COLL_COUNT && tok[0] == 'i'; o++)
+                if (!strcmp(tok + 1, osmp_coll_name(o)) && benched(o)) {
+                    if (mode != MODE_NB) return bad_usage("\"%s\": a nonblocking collective, timed by --mode nb", tok);
+                    name = tok + 1;
+                }
             for (int o = 0; o < OSMP_COLL_COUNT; o++)
-                if (!strcmp(tok, osmp_coll_name(o)) && benched(o)) {
+                if (!strcmp(name, osmp_coll_name(o)) && benched(o)) {
                     want[o] = found = 1;
                     if ((osmp_coll_flags(o) & OSMP_COLL_VECTOR) && smax * (size_t)size > INT_MAX)
                         return bad_usage("%s: its displacements must fit an int (MAX x ranks < 2 GiB)", tok);
@@ -574,15 +730,22 @@ int main(int argc, char **argv)
         printf("osmp-bench: %d processes, %s; mode %s%s\n", size, lib, mode_name[mode],
                mode == MODE_SIDE ? "" : preloaded ? ", libosmp_mpi loaded (MPI_ calls may run on OSMP)"
                                                   : ", libosmp_mpi not loaded (MPI_ calls run on MPI)");
+        if (mode == MODE_NB)
+            printf("nonblocking as OSU 7's osu_i<op>: overlap %% = max(0, 100 (1 - (overall - compute) / pure)), "
+                   "averages over ranks; %d MPI_Test calls in the compute; blocking = MPI_<op>, OSU timing\n",
+                   nb_tests);
         if (!no_bound)
             printf("bound: cache-line round trip %.3f us (one-way %.3f), cross-core copy of hot buffers measured per "
                    "size; median of %d rounds, %d calls each\n",
                    line_rt * 1e6, line_rt * 5e5, rounds, iters);
         if (json && !(js = fopen(json, "w"))) fprintf(stderr, "osmp-bench: cannot write %s\n", json);
-        if (js)
+        if (js) {
             fprintf(js, "{\"processes\": %d, \"mpi\": \"%s\", \"mode\": \"%s\", \"preloaded\": %d, "
-                        "\"line_rt_us\": %.4f, \"latency_us\": %.4f,\n \"results\": [",
+                        "\"line_rt_us\": %.4f, \"latency_us\": %.4f,",
                     size, lib, mode_name[mode], preloaded, line_rt * 1e6, line_rt * 5e5);
+            if (mode == MODE_NB) fprintf(js, " \"nb_tests\": %d,", nb_tests);
+            fprintf(js, "\n \"results\": [");
+        }
         if (tune && !(tf = fopen(tune_out, "w"))) {
             fprintf(stderr, "osmp-bench: cannot write %s: %s\n", tune_out, strerror(errno));
             MPI_Abort(MPI_COMM_WORLD, 2);
@@ -596,14 +759,26 @@ int main(int argc, char **argv)
         }
     }
     int first = 1, failed = 0, tty = isatty(2);
-    double *va = malloc(sizeof(double) * (size_t)rounds * 6), *vx = va + rounds, *vn = vx + rounds;
+    /* Per round: va, vx, vn the timed call's (nb: pure) avg, max, min over ranks; wa, wx, wn the other library's
+     * (nb: the blocking call's); nb: ya overall, yc compute, yt MPI_Test, yp post, yw MPI_Wait. */
+    double *va = malloc(sizeof(double) * (size_t)rounds * 11), *vx = va + rounds, *vn = vx + rounds;
     double *wa = vn + rounds, *wx = wa + rounds, *wn = wx + rounds;
+    double *ya = wn + rounds, *yc = ya + rounds, *yt = yc + rounds, *yp = yt + rounds, *yw = yp + rounds;
+    double worst = 0;
+    size_t worst_bytes = 0;
+    int worst_op = 0, nb_rows = 0, nb_above = 0;
+    if (mode == MODE_NB) dc_init();
     struct band bands[64];
     for (int o = 0; o < OSMP_COLL_COUNT; o++) {
         if (!want[o]) continue;
         int nb = 0;
-        if (rank == 0 && !tty) fprintf(stderr, "osmp-bench: %s\n", osmp_coll_name(o)); /* progress */
-        if (rank == 0 && mode == MODE_SIDE)
+        char name[40]; /* nb mode: the MPI_I<op> name, iallreduce */
+        snprintf(name, sizeof name, "%s%s", mode == MODE_NB ? "i" : "", osmp_coll_name(o));
+        if (rank == 0 && !tty) fprintf(stderr, "osmp-bench: %s\n", name); /* progress */
+        if (rank == 0 && mode == MODE_NB)
+            printf("\n%-22s %10s %10s %10s %10s %9s %10s %9s %10s  (us per call; overlap as OSU)\n", name, "bytes",
+                   "pure", "overall", "compute", "overlap %", "blocking", "pure/blk", "bound");
+        else if (rank == 0 && mode == MODE_SIDE)
             printf("\n%-22s %10s %10s %10s %7s %10s %10s %10s\n", osmp_coll_name(o), "bytes", "OSMP avg", "MPI avg",
                    "ratio", "OSMP max", "MPI max", "bound us");
         else if (rank == 0)
@@ -613,12 +788,17 @@ int main(int argc, char **argv)
         for (size_t bytes = o == OSMP_COLL_BARRIER ? 0 : smin; bytes <= (o == OSMP_COLL_BARRIER ? 0 : smax);
              bytes = nlist ? (++li < nlist ? list[li] : smax + 1) : bytes ? bytes * 2 : 1) {
             if ((osmp_coll_flags(o) & OSMP_COLL_REDUCES) && bytes && bytes < 8) continue;
-            if (rank == 0 && tty) fprintf(stderr, "osmp-bench: %s %zu bytes     \r", osmp_coll_name(o), bytes);
+            if (rank == 0 && tty) fprintf(stderr, "osmp-bench: %s %zu bytes     \r", name, bytes);
             int it = bytes >= (1u << 20) ? (iters / 10 > 5 ? iters / 10 : 5) : iters;
             enum lib mine = mode == MODE_SIDE ? LIB_PMPI : LIB_MPI;
             for (int w = 0; w < warmup; w++) {
                 call(mine, o, bytes, rbuf);
                 if (mode == MODE_SIDE) call(olib, o, bytes, rbuf);
+                if (mode == MODE_NB) {
+                    MPI_Request rq;
+                    icall(o, bytes, rbuf, &rq);
+                    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+                }
             }
             if (do_check && check(o, bytes)) {
                 failed = 1;
@@ -626,7 +806,12 @@ int main(int argc, char **argv)
             }
             for (int r = 0; r < rounds; r++) {
                 struct stat3 a, b = {0, 0, 0};
-                if (mode == MODE_B2B) a = b2b_round(mine, o, bytes, it);
+                if (mode == MODE_NB) { /* the blocking call's round and the nonblocking one's, alternating */
+                    if (r % 2) b = osu_round(LIB_MPI, o, bytes, it);
+                    struct nbstat n = nb_round(o, bytes, it);
+                    if (!(r % 2)) b = osu_round(LIB_MPI, o, bytes, it);
+                    a = n.pure, ya[r] = n.overall, yc[r] = n.compute, yt[r] = n.tests, yp[r] = n.post, yw[r] = n.wait;
+                } else if (mode == MODE_B2B) a = b2b_round(mine, o, bytes, it);
                 else if (mode == MODE_OSU) a = osu_round(mine, o, bytes, it);
                 else if (r % 2) { /* interleaved, alternating who goes first */
                     b = osu_round(olib, o, bytes, it);
@@ -641,7 +826,25 @@ int main(int argc, char **argv)
             double oa = median(wa, rounds) * 1e6, ox = median(wx, rounds) * 1e6;
             double bd = no_bound ? 0 : bound(o, bytes) * 1e6;
             if (tune && nb < 64) bands[nb++] = (struct band){bytes, oa > margin * ma};
-            if (rank == 0) {
+            if (rank == 0 && mode == MODE_NB) {
+                /* medians over the rounds; the overlap from the medians (reproducible from the printed numbers) */
+                double ov = median(ya, rounds) * 1e6, oc = median(yc, rounds) * 1e6, ot = median(yt, rounds) * 1e6;
+                double op = median(yp, rounds) * 1e6, ow = median(yw, rounds) * 1e6;
+                double pct = overlap_pct(ma, ov, oc), ratio = ma / oa;
+                printf("%-22s %10zu %10.3f %10.3f %10.3f %9.1f %10.3f %9.2f %10.3f\n", "", bytes, ma, ov, oc, pct, oa,
+                       ratio, bd);
+                if (js)
+                    fprintf(js, "%s\n  {\"op\": \"%s\", \"bytes\": %zu, \"pure_us\": %.4f, \"overall_us\": %.4f, "
+                                "\"compute_us\": %.4f, \"overlap_pct\": %.2f, \"blocking_us\": %.4f, "
+                                "\"pure_over_blocking\": %.4f, \"pure_max_us\": %.4f, \"pure_min_us\": %.4f, "
+                                "\"blocking_max_us\": %.4f, \"post_us\": %.4f, \"wait_us\": %.4f, \"test_us\": %.4f, "
+                                "\"bound_us\": %.4f}",
+                            first ? "" : ",", name, bytes, ma, ov, oc, pct, oa, ratio, mx, mn, ox, op, ow, ot, bd);
+                first = 0;
+                nb_rows++;
+                nb_above += ratio > 1.1;
+                if (ratio > worst) worst = ratio, worst_op = o, worst_bytes = bytes;
+            } else if (rank == 0) {
                 if (mode == MODE_SIDE)
                     printf("%-22s %10zu %10.3f %10.3f %7.2f %10.3f %10.3f %10.3f\n", "", bytes, oa, ma, oa / ma, ox, mx, bd);
                 else
@@ -664,6 +867,9 @@ int main(int argc, char **argv)
     line_rt_after = line_timed ? measure_line() : 0;
     if (rank == 0) {
         if (tty) fprintf(stderr, "%60s\r", "");
+        if (nb_rows)
+            printf("\npure / blocking: worst %.2f (i%s, %zu bytes); %d of %d (operation, size) above 1.10\n", worst,
+                   osmp_coll_name(worst_op), worst_bytes, nb_above, nb_rows);
         if (line_timed)
             printf("\nstate: cache-line round trip %.3f us before the measurement, %.3f us after\n", line_rt * 1e6,
                line_rt_after * 1e6);
