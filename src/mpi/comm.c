@@ -233,6 +233,7 @@ static void free_state(struct osmp__mpi_comm *s)
     else if (registry == s) registry = s->next;
     if (s->next) s->next->prev = s->prev;
     pthread_mutex_unlock(&registry_lock);
+    osmp__mpi_nb_forget(s, !finalizing); /* (nb.c: its outstanding nonblocking calls end first) */
     release_team(s);
     /* At finalize the ranks delete their communicators in any order: no collective any more. */
     if (!finalizing) {
@@ -536,6 +537,7 @@ OSMP_MPI_ENTRY(int, MPI_Free_mem)(void *base)
 OSMP_MPI_ENTRY(int, MPI_Finalize)(void)
 {
     OSMP_MPI_ENTERED(MPI_Finalize);
+    osmp__mpi_nb_finalize(); /* nonblocking calls still running (freed while active) end; the progress callback goes */
     osmp__mpi_profile_finalize(); /* OSMP_PROFILE (profile.c): collective over the world */
     /* The world's state goes first, while every rank still makes this call. */
     MPI_Comm mine[2] = {MPI_COMM_WORLD, MPI_COMM_SELF};

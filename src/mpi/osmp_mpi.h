@@ -25,14 +25,19 @@
  *
  * Files, by concern: comm.c (communicator state, statistics, knobs,
  * MPI_Finalize), types.c (datatypes, operations, contiguous views), hier.c (the
- * compositions across nodes), coll.c (the MPI_ entry points).
+ * compositions across nodes), coll.c (the MPI_ entry points of the collectives,
+ * and the bodies nb.c shares), nb.c (the nonblocking MPI_I ones: generalized
+ * requests and their progress).
  */
 #ifndef OSMP_MPI_INTERNAL_H
 #define OSMP_MPI_INTERNAL_H
 
 #include <mpi.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "common/atomic.h"
 #include "osmp.h"
@@ -323,6 +328,187 @@ static inline void osmp__mpi_vclose(struct osmp__mpi_vview *x, int n, int unpack
 {
     if (x->v != x->buf || x->bc != x->inline_bc) osmp__mpi_vclose_slow(x, n, unpack, comm);
 }
+
+/* ---------------------------------------------------------------- decisions and views (coll.c, nb.c) */
+
+/* Data movement runs on OSMP inside one node (s: the communicator's state, or
+ * NULL when it goes to MPI anyway); the views hold nblocks blocks of `block`
+ * bytes (block < 0: a datatype of no size), which must fit an int. The tune
+ * table's bytes are one block, as osmp-bench counts them (bcast: the message). */
+static inline __attribute__((always_inline)) struct osmp__mpi_comm *
+osmp__mpi_movement_ok(struct osmp__mpi_comm *s, osmp_coll_t c, long block, int nblocks)
+{
+    if (!s) return NULL;
+    long total;
+    if (block < 0 || __builtin_mul_overflow(block, (long)nblocks, &total) || total > INT_MAX)
+        return (void)osmp__mpi_pass(c, block < 0 ? R_DTYPE : R_COUNT_LIMIT), NULL;
+    if (s->multinode && c == OSMP_COLL_ALLTOALL) return (void)osmp__mpi_pass(c, R_MULTINODE), NULL;
+    if (osmp__mpi_tuned_to_mpi(c, block, s->size)) return (void)osmp__mpi_pass(c, R_TUNED), NULL;
+    return s;
+}
+
+/* A reduction's state: its datatype and operation map to OSMP's, and the tune table agrees. */
+static inline __attribute__((always_inline)) struct osmp__mpi_comm *
+osmp__mpi_reduction_state(MPI_Comm comm, MPI_Datatype dt, MPI_Op op, int count, osmp_coll_t c, osmp_dtype_t *odt,
+                          osmp_op_t *oop)
+{
+    unsigned ops;
+    /* Nothing to reduce (the caller returns at once; IMB starts at 0 bytes): no lookups. */
+    if (!count && dt != MPI_DATATYPE_NULL && op != MPI_OP_NULL) return osmp__mpi_state(comm, c);
+    if (count < 0 || osmp__mpi_dtype(dt, odt, &ops)) return (void)osmp__mpi_pass(c, R_DTYPE), NULL;
+    if (osmp__mpi_op(op, ops, oop)) return (void)osmp__mpi_pass(c, R_OP), NULL;
+    struct osmp__mpi_comm *s = osmp__mpi_state(comm, c);
+    if (s && s->size == 1 && (*oop == OSMP_LAND || *oop == OSMP_LOR || *oop == OSMP_LXOR))
+        return (void)osmp__mpi_pass(c, R_LONE_LOGICAL), NULL;
+    if (s && osmp__mpi_tuned_to_mpi(c, (long)count * (long)osmp_dtype_size(*odt), s->size))
+        return (void)osmp__mpi_pass(c, R_TUNED), NULL;
+    return s;
+}
+
+/* Calls that run inside a node only (the v-variants, reduce_scatter, scan,
+ * exscan; every nonblocking call, `local`): across nodes they go to MPI. */
+static inline __attribute__((always_inline)) struct osmp__mpi_comm *
+osmp__mpi_node_only(struct osmp__mpi_comm *s, osmp_coll_t c, int local)
+{
+    if (s && local && s->multinode) return (void)osmp__mpi_pass(c, R_MULTINODE), NULL;
+    return s;
+}
+
+/* 0 when every one of the n counts is 0 (a negative one, an error, is not). */
+static inline int osmp__mpi_any_count(const int *counts, int n)
+{
+    int any = 0;
+    for (int r = 0; r < n; r++)
+        any |= counts[r];
+    return any;
+}
+
+/* One side of a data-movement call (or a v-variant's own block), as a
+ * contiguous view. A side with bytes < 0 is absent on this rank (not the root,
+ * or in place): its view stays NULL. */
+struct osmp__mpi_side {
+    const void *buf;
+    int count;
+    MPI_Datatype dt;
+    long bytes;
+    void *v;
+};
+
+/* What a call's end closes: side[0] is input (its view is packed when it is
+ * opened and only freed), side[1] output (unpacked into the user's buffer when
+ * the call succeeded); the nvec vector views (v-variants: counts n), closed in
+ * any case, unpacked on success where vec_unpack says so; reduce_scatter's
+ * byte counts (counts: few, or allocated). A blocking call closes them at its
+ * end, a nonblocking one at its completion (nb.c). */
+struct osmp__mpi_views {
+    struct osmp__mpi_side side[2];
+    int nvec, n;
+    int vec_unpack[2];
+    size_t *counts;
+    size_t few[OSMP__MPI_VIEW_INLINE];
+    struct osmp__mpi_vview vec[2];
+};
+
+/* Nothing open yet. */
+static inline __attribute__((always_inline)) void osmp__mpi_views_init(struct osmp__mpi_views *x)
+{
+    x->side[0].v = x->side[1].v = NULL;
+    x->nvec = 0;
+    x->counts = x->few;
+}
+
+/* Views of both sides; the receive side is packed too where it holds input (in place). */
+static inline __attribute__((always_inline)) int osmp__mpi_open_views(struct osmp__mpi_side *in,
+                                                                      struct osmp__mpi_side *out, int pack_out,
+                                                                      MPI_Comm comm)
+{
+    int rc = in->bytes < 0 ? OSMP_OK : osmp__mpi_view(in->buf, in->count, in->dt, in->bytes, 1, comm, &in->v);
+    if (!rc && out->bytes >= 0) rc = osmp__mpi_view(out->buf, out->count, out->dt, out->bytes, pack_out, comm, &out->v);
+    return rc;
+}
+
+static inline __attribute__((always_inline)) void osmp__mpi_close(struct osmp__mpi_views *x, int ok, MPI_Comm comm)
+{
+    struct osmp__mpi_side *in = &x->side[0], *out = &x->side[1];
+    osmp__mpi_unview(in->v, (void *)(uintptr_t)in->buf, in->count, in->dt, in->bytes, 0, comm);
+    osmp__mpi_unview(out->v, (void *)(uintptr_t)out->buf, out->count, out->dt, out->bytes, ok, comm);
+    for (int i = 0; i < x->nvec; i++)
+        osmp__mpi_vclose(&x->vec[i], x->n, ok && x->vec_unpack[i], comm);
+    if (x->counts != x->few) free(x->counts);
+}
+
+/* ---------------------------------------------------------------- nb.c */
+
+/* A nonblocking collective on OSMP: its OSMP request, returned to the program
+ * as an MPI generalized request (greq), and the views its completion closes. */
+struct osmp__mpi_nb {
+    osmp_request_t oreq;        /* OSMP_REQUEST_NULL once reaped (or for a call with nothing to do) */
+    MPI_Request greq;
+    struct osmp__mpi_comm *s;   /* NULL once the communicator's state is gone (osmp__mpi_nb_forget) */
+    MPI_Comm comm;
+    osmp_coll_t c;
+    int rc;                     /* the OSMP status, once complete */
+    int code, reported;         /* the MPI error code, once the failure went to the error handler */
+    int complete;               /* reaped, its generalized request completed (or about to be) */
+    int busy;                   /* a thread tests or waits for it */
+    int mpi_freed;              /* MPI called free_fn */
+    int refs;                   /* MPI's (free_fn) and ours (completion) */
+    pthread_t owner;            /* the posting thread: the one that advances it */
+    struct osmp__mpi_nb *next, *prev, *next_mine;
+    struct osmp__mpi_views views;
+};
+/* A request of call c on s, or NULL (no memory). */
+struct osmp__mpi_nb *osmp__mpi_nb_new(struct osmp__mpi_comm *s, osmp_coll_t c, MPI_Comm comm);
+/* The end of a nonblocking call on OSMP: rc is its post's status (w: NULL
+ * when nothing was posted: no memory (rc < 0), or nothing to do (a request
+ * complete at once)). Counts the call; *req gets the generalized request, or
+ * MPI_REQUEST_NULL and an error code (the error handler's) when rc < 0. */
+int osmp__mpi_nb_post(struct osmp__mpi_comm *s, osmp_coll_t c, struct osmp__mpi_nb *w, int rc, MPI_Request *req);
+/* s goes away (comm.c's free_state): its requests are completed first (wait:
+ * by waiting for them; at MPI_Finalize they already are) and let go of s. */
+void osmp__mpi_nb_forget(struct osmp__mpi_comm *s, int wait);
+/* MPI_Finalize: every request still outstanding (freed while active) completes;
+ * Open MPI's progress callback goes. */
+void osmp__mpi_nb_finalize(void);
+
+/* The end of a call on OSMP: blocking (req NULL): counted, and rc to the
+ * program; nonblocking: see osmp__mpi_nb_post. */
+static inline __attribute__((always_inline)) int osmp__mpi_end(struct osmp__mpi_comm *s, osmp_coll_t c, int rc,
+                                                               struct osmp__mpi_nb *w, MPI_Request *req)
+{
+    return req ? osmp__mpi_nb_post(s, c, w, rc, req) : osmp__mpi_done(s, c, rc);
+}
+
+/* The entry points of coll.c for nb.c's: each runs call c on OSMP as a
+ * request (*req), or returns OSMP__MPI_USE_MPI for the PMPI_I<op> call.
+ * Arguments as the MPI_I<op> function's. */
+#define OSMP__MPI_USE_MPI (-1)
+int osmp__mpi_nb_barrier(MPI_Comm comm, MPI_Request *req);
+int osmp__mpi_nb_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *req);
+int osmp__mpi_nb_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                           MPI_Request *req);
+int osmp__mpi_nb_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                        MPI_Comm comm, MPI_Request *req);
+/* gather, scatter */
+int osmp__mpi_nb_rooted(osmp_coll_t c, const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
+                        MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req);
+/* allgather, alltoall */
+int osmp__mpi_nb_everyone(osmp_coll_t c, const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf,
+                          int rcount, MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req);
+/* reduce_scatter_block, scan, exscan */
+int osmp__mpi_nb_node_reduction(osmp_coll_t c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+                                MPI_Op op, MPI_Comm comm, MPI_Request *req);
+/* gatherv, scatterv */
+int osmp__mpi_nb_rooted_v(osmp_coll_t c, const void *sendbuf, int scount, const int *scounts, const int *sdispls,
+                          MPI_Datatype sdt, void *recvbuf, int rcount, const int *rcounts, const int *rdispls,
+                          MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req);
+int osmp__mpi_nb_allgatherv(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, const int *rcounts,
+                            const int *displs, MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req);
+int osmp__mpi_nb_alltoallv(const void *sendbuf, const int *scounts, const int *sdispls, MPI_Datatype sdt,
+                           void *recvbuf, const int *rcounts, const int *rdispls, MPI_Datatype rdt, MPI_Comm comm,
+                           MPI_Request *req);
+int osmp__mpi_nb_reduce_scatter(const void *sendbuf, void *recvbuf, const int *rcounts, MPI_Datatype dt, MPI_Op op,
+                                MPI_Comm comm, MPI_Request *req);
 
 /* ---------------------------------------------------------------- hier.c */
 

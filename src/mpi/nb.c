@@ -1,0 +1,549 @@
+/*
+ * libosmp_mpi: the nonblocking collectives, MPI_Ibarrier .. MPI_Iexscan, on
+ * OSMP's requests (osmp_i<op>), handed to the program as MPI generalized
+ * requests so that every MPI completion call (MPI_Wait, MPI_Testsome, ...,
+ * in arrays mixed with point-to-point requests) completes them.
+ *
+ * Decisions: the blocking call's (coll.c runs the same bodies with a request),
+ * and only on a communicator inside one node: across nodes every MPI_I<op>
+ * goes to PMPI_I<op>. A call counts under its collective's name ("allreduce")
+ * when it is posted.
+ *
+ * Completion: an OSMP request advances in OSMP calls (its post, tests, waits,
+ * any blocking call on its team); a request here is complete once osmp_test or
+ * osmp_wait reaped it: its views close (packed output unpacked), and
+ * MPI_Grequest_complete tells MPI. Who reaps:
+ *  - Open MPI 4.1 (no extended generalized requests): a callback registered
+ *    with opal_progress_register while requests are outstanding tests every
+ *    outstanding request of the calling thread. opal_progress runs in every
+ *    blocking MPI call and every test, so MPI_Wait on our request, MPI_Recv or
+ *    MPI_Waitall over mixed requests all move ours.
+ *  - MPICH: MPIX_Grequest_start's poll function tests the request (MPI_Test*,
+ *    MPI_Wait, MPI_Waitany/some), its wait function waits for it (MPI_Waitall).
+ *    MPICH's MPI_Request_get_status calls neither: it is intercepted to test
+ *    this thread's requests first.
+ * A request advances only in the thread that posted it (a team is driven by
+ * one thread: comm.c gives each communicator its own team under
+ * MPI_THREAD_MULTIPLE).
+ *
+ * Failures: the OSMP status of a failed request (a peer lost) goes, when MPI
+ * asks for the request's status (query_fn: MPI_Wait, MPI_Test, ...), to the
+ * communicator's error handler as the blocking call's does (osmp__mpi_failed),
+ * and back as the request's error code (the status's MPI_ERROR).
+ *
+ * Lifetime: a request here (struct osmp__mpi_nb) holds two references, MPI's
+ * (its free_fn: the program waited for it, or freed it) and ours (dropped when
+ * it is complete). Every live one is on the `live` list, so that a
+ * communicator's state going away (MPI_Comm_free, MPI_Finalize) first
+ * completes its outstanding requests (osmp__mpi_nb_forget).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "mpi/osmp_mpi.h"
+
+#define USE_MPI OSMP__MPI_USE_MPI
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct osmp__mpi_nb *live;   /* every request not yet freed (under lock) */
+static osmp_atomic64_t outstanding; /* of them, not complete */
+static long orphans;                /* of those, freed by the program (MPI_Request_free): reaped by any sweep */
+
+/* A call with nothing to do gets a generalized request complete at once, on this state. */
+static char nothing;
+
+/* ---------------------------------------------------------------- progress under Open MPI */
+
+#if defined(OPEN_MPI)
+typedef int (*progress_fn)(void);
+static int (*progress_register)(progress_fn), (*progress_unregister)(progress_fn);
+static int registered; /* under lock */
+static pthread_once_t progress_once = PTHREAD_ONCE_INIT;
+static OSMP_MPI_TLS int in_callback;
+static int progress_cb(void);
+
+static void progress_find(void)
+{
+    progress_register = (int (*)(progress_fn))dlsym(RTLD_DEFAULT, "opal_progress_register");
+    progress_unregister = (int (*)(progress_fn))dlsym(RTLD_DEFAULT, "opal_progress_unregister");
+}
+
+/* Nonblocking calls run on OSMP only where someone advances them. */
+static int usable(void)
+{
+    pthread_once(&progress_once, progress_find);
+    return progress_register && progress_unregister;
+}
+
+/* Registered while requests are outstanding (and unregistered outside the callback). */
+static void progress_on(void)
+{
+    pthread_mutex_lock(&lock);
+    if (!registered) registered = progress_register(progress_cb) == 0;
+    pthread_mutex_unlock(&lock);
+}
+
+static void progress_off(int always)
+{
+    if (in_callback) return;
+    pthread_mutex_lock(&lock);
+    if (registered && (always || !osmp__load_relaxed(&outstanding))) {
+        progress_unregister(progress_cb);
+        registered = 0;
+    }
+    pthread_mutex_unlock(&lock);
+}
+#else
+static int usable(void)
+{
+    return 1;
+}
+static void progress_on(void)
+{
+}
+static void progress_off(int always)
+{
+    (void)always;
+}
+#endif
+
+/* ---------------------------------------------------------------- requests */
+
+struct osmp__mpi_nb *osmp__mpi_nb_new(struct osmp__mpi_comm *s, osmp_coll_t c, MPI_Comm comm)
+{
+    struct osmp__mpi_nb *w = calloc(1, sizeof(*w));
+    if (!w) return NULL;
+    w->s = s;
+    w->comm = comm;
+    w->c = c;
+    w->refs = 2;
+    w->greq = MPI_REQUEST_NULL;
+    w->owner = pthread_self();
+    osmp__mpi_views_init(&w->views);
+    return w;
+}
+
+static void unref(struct osmp__mpi_nb *w)
+{
+    pthread_mutex_lock(&lock);
+    int gone = --w->refs == 0;
+    if (gone) {
+        if (w->prev) w->prev->next = w->next;
+        else live = w->next;
+        if (w->next) w->next->prev = w->prev;
+    }
+    pthread_mutex_unlock(&lock);
+    if (gone) free(w);
+}
+
+/* Take w to advance it (0: complete, or another thread has it); MPICH's poll and wait functions. */
+static __attribute__((unused)) int claim(struct osmp__mpi_nb *w)
+{
+    pthread_mutex_lock(&lock);
+    int ok = !w->complete && !w->busy;
+    if (ok) w->busy = 1;
+    pthread_mutex_unlock(&lock);
+    return ok;
+}
+
+/* w's OSMP request is reaped with status rc (w claimed): its views close, MPI
+ * hears of it, our reference goes. */
+static void complete(struct osmp__mpi_nb *w, int rc)
+{
+    w->rc = rc;
+    osmp__mpi_close(&w->views, rc == OSMP_OK, w->comm);
+    pthread_mutex_lock(&lock);
+    w->complete = 1;
+    w->busy = 0;
+    if (w->mpi_freed) orphans--;
+    osmp__fetch_add(&outstanding, (uint64_t)-1);
+    pthread_mutex_unlock(&lock);
+    PMPI_Grequest_complete(w->greq); /* (may run free_fn: the program freed it already) */
+    unref(w);
+}
+
+/* Test (or wait for) a claimed request; 1 when it is complete now. */
+static int advance(struct osmp__mpi_nb *w, int wait)
+{
+    int done = 1, rc = wait ? osmp_wait(&w->oreq) : osmp_test(&w->oreq, &done);
+    if (!done) {
+        pthread_mutex_lock(&lock);
+        w->busy = 0;
+        pthread_mutex_unlock(&lock);
+        return 0;
+    }
+    complete(w, rc);
+    return 1;
+}
+
+/* Advance requests (tested, or waited for if `wait`): this thread's, or
+ * (s non-NULL) those on s whoever posted them; in posting order. Returns how
+ * many completed. try: give up if the lock is busy (the progress callback). */
+static int sweep(struct osmp__mpi_comm *s, int wait, int try)
+{
+    if (try ? pthread_mutex_trylock(&lock) : pthread_mutex_lock(&lock)) return 0;
+    pthread_t me = pthread_self();
+    struct osmp__mpi_nb *mine = NULL;
+    for (struct osmp__mpi_nb *w = live; w; w = w->next)
+        if (!w->complete && !w->busy && (s ? w->s == s : pthread_equal(w->owner, me))) {
+            w->busy = 1;
+            w->next_mine = mine; /* (live is newest first: mine is in posting order) */
+            mine = w;
+        }
+    pthread_mutex_unlock(&lock);
+    int n = 0;
+    for (struct osmp__mpi_nb *w = mine, *next; w; w = next) {
+        next = w->next_mine;
+        n += advance(w, wait);
+    }
+    return n;
+}
+
+/* Requests the program freed while active have no test or wait of their own (MPICH). */
+static void reap_orphans(void)
+{
+    if (__atomic_load_n(&orphans, __ATOMIC_RELAXED)) sweep(NULL, 0, 0);
+}
+
+/* The MPI error code of a complete request; a failure goes to the communicator's
+ * error handler (and its line is printed) once. */
+static int code_of(struct osmp__mpi_nb *w)
+{
+    if (w->rc >= 0) return MPI_SUCCESS;
+    pthread_mutex_lock(&lock);
+    int first = !w->reported;
+    w->reported = 1;
+    struct osmp__mpi_comm *s = w->s;
+    pthread_mutex_unlock(&lock);
+    if (first)
+        w->code = s ? osmp__mpi_failed(s, w->c, w->rc) : w->rc == OSMP_ERR_NO_MEMORY ? MPI_ERR_NO_MEM : MPI_ERR_OTHER;
+    return w->code;
+}
+
+/* ---------------------------------------------------------------- the generalized request's functions */
+
+/* A collective's status, as MPI's own: source and tag 0, nothing received. */
+static int query_fn(void *state, MPI_Status *st)
+{
+    int code = state == &nothing || !((struct osmp__mpi_nb *)state)->complete ? MPI_SUCCESS : code_of(state);
+    PMPI_Status_set_elements(st, MPI_BYTE, 0);
+    PMPI_Status_set_cancelled(st, 0);
+    st->MPI_SOURCE = 0;
+    st->MPI_TAG = 0;
+    st->MPI_ERROR = code;
+    return code;
+}
+
+static int free_fn(void *state)
+{
+    if (state == &nothing) return MPI_SUCCESS;
+    struct osmp__mpi_nb *w = state;
+    pthread_mutex_lock(&lock);
+    w->mpi_freed = 1;
+    if (!w->complete) orphans++; /* (MPICH: MPI_Request_free on an active one) */
+    pthread_mutex_unlock(&lock);
+    unref(w);
+    progress_off(0);
+    return MPI_SUCCESS;
+}
+
+/* A collective cannot be cancelled (MPI 4.0 section 6.12). */
+static int cancel_fn(void *state, int complete)
+{
+    (void)state, (void)complete;
+    return MPI_ERR_REQUEST;
+}
+
+#if defined(OPEN_MPI)
+/* opal_progress's callback: cheap when nothing is outstanding, never re-entered. */
+static int progress_cb(void)
+{
+    if (!osmp__load_relaxed(&outstanding) || in_callback) return 0;
+    in_callback = 1;
+    int n = sweep(NULL, 0, 1);
+    in_callback = 0;
+    return n;
+}
+
+static int start_greq(void *state, MPI_Request *greq)
+{
+    return PMPI_Grequest_start(query_fn, free_fn, cancel_fn, state, greq);
+}
+#else
+static int poll_fn(void *state, MPI_Status *st)
+{
+    (void)st;
+    struct osmp__mpi_nb *w = state;
+    if (state != &nothing && claim(w)) advance(w, 0);
+    reap_orphans();
+    return MPI_SUCCESS;
+}
+
+static int wait_fn(int n, void **states, double timeout, MPI_Status *st)
+{
+    (void)timeout, (void)st;
+    for (int i = 0; i < n; i++) {
+        struct osmp__mpi_nb *w = states[i];
+        if (states[i] != &nothing && claim(w)) advance(w, 1);
+    }
+    return MPI_SUCCESS;
+}
+
+static int start_greq(void *state, MPI_Request *greq)
+{
+    return PMPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, state, greq);
+}
+
+/* MPICH's MPI_Request_get_status polls no generalized request: test ours first. */
+OSMP_MPI_ENTRY(int, MPI_Request_get_status)(MPI_Request req, int *flag, MPI_Status *st)
+{
+    OSMP_MPI_ENTERED(MPI_Request_get_status);
+    if (osmp__load_relaxed(&outstanding)) sweep(NULL, 0, 0);
+    return PMPI_Request_get_status(req, flag, st);
+}
+#endif
+
+int osmp__mpi_nb_post(struct osmp__mpi_comm *s, osmp_coll_t c, struct osmp__mpi_nb *w, int rc, MPI_Request *req)
+{
+    *req = MPI_REQUEST_NULL;
+    if (rc < 0) {
+        if (w) {
+            osmp__mpi_close(&w->views, 0, w->comm);
+            free(w);
+        }
+        return osmp__mpi_done(s, c, rc); /* (the error handler's answer) */
+    }
+    osmp__mpi_done(s, c, OSMP_OK);
+    MPI_Request greq;
+    int mrc = start_greq(w ? (void *)w : &nothing, &greq);
+    if (mrc != MPI_SUCCESS || !w) {
+        if (w) { /* (no MPI request to give: it ends here) */
+            osmp__mpi_close(&w->views, osmp_wait(&w->oreq) == OSMP_OK, w->comm);
+            free(w);
+        } else if (mrc == MPI_SUCCESS) {
+            PMPI_Grequest_complete(greq);
+            *req = greq;
+        }
+        return mrc;
+    }
+    w->greq = greq;
+    pthread_mutex_lock(&lock);
+    w->next = live;
+    if (live) live->prev = w;
+    live = w;
+    osmp__fetch_add(&outstanding, 1);
+    pthread_mutex_unlock(&lock);
+    progress_on();
+    reap_orphans();
+    *req = greq;
+    return MPI_SUCCESS;
+}
+
+void osmp__mpi_nb_forget(struct osmp__mpi_comm *s, int wait)
+{
+    if (!__atomic_load_n(&live, __ATOMIC_RELAXED)) return;
+    if (wait) sweep(s, 1, 0); /* (collective: every rank frees the communicator) */
+    /* Failures not reported yet go to the handler now, while the communicator is there. */
+    struct osmp__mpi_nb *failed = NULL;
+    pthread_mutex_lock(&lock);
+    for (struct osmp__mpi_nb *w = live; w; w = w->next)
+        if (w->s == s && w->complete && w->rc < 0 && !w->reported) {
+            w->refs++;
+            w->next_mine = failed;
+            failed = w;
+        }
+    pthread_mutex_unlock(&lock);
+    for (struct osmp__mpi_nb *w = failed, *next; w; w = next) {
+        next = w->next_mine;
+        code_of(w);
+        unref(w);
+    }
+    pthread_mutex_lock(&lock);
+    for (struct osmp__mpi_nb *w = live; w; w = w->next)
+        if (w->s == s) w->s = NULL;
+    pthread_mutex_unlock(&lock);
+}
+
+void osmp__mpi_nb_finalize(void)
+{
+    for (;;) { /* every rank is here: outstanding requests (freed while active) complete */
+        struct osmp__mpi_nb *w = NULL;
+        pthread_mutex_lock(&lock);
+        for (w = live; w && (w->complete || w->busy); w = w->next) {}
+        if (w) w->busy = 1;
+        pthread_mutex_unlock(&lock);
+        if (!w) break;
+        advance(w, 1);
+    }
+    progress_off(1);
+}
+
+/* ---------------------------------------------------------------- the MPI_I<op> entry points */
+
+/* On OSMP, where the call is not to MPI anyway: a request to give back, and
+ * nonblocking calls that someone can advance. */
+static inline int on_osmp(osmp_coll_t c, MPI_Request *req)
+{
+    if (!req) return 0; /* (MPI raises the error) */
+    if (__builtin_expect(usable(), 1)) return 1;
+    osmp__mpi_pass(c, R_SETUP);
+    return 0;
+}
+
+OSMP_MPI_ENTRY(int, MPI_Ibarrier)(MPI_Comm comm, MPI_Request *req)
+{
+    OSMP_MPI_ENTERED(MPI_Ibarrier);
+    int rc = on_osmp(OSMP_COLL_BARRIER, req) ? osmp__mpi_nb_barrier(comm, req) : USE_MPI;
+    return rc == USE_MPI ? PMPI_Ibarrier(comm, req) : rc;
+}
+
+OSMP_MPI_ENTRY(int, MPI_Ibcast)(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *req)
+{
+    OSMP_MPI_ENTERED(MPI_Ibcast);
+    int rc = on_osmp(OSMP_COLL_BCAST, req) ? osmp__mpi_nb_bcast(buf, count, dt, root, comm, req) : USE_MPI;
+    return rc == USE_MPI ? PMPI_Ibcast(buf, count, dt, root, comm, req) : rc;
+}
+
+OSMP_MPI_ENTRY(int, MPI_Ireduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                                 MPI_Comm comm, MPI_Request *req)
+{
+    OSMP_MPI_ENTERED(MPI_Ireduce);
+    int rc = on_osmp(OSMP_COLL_REDUCE, req) ? osmp__mpi_nb_reduce(sendbuf, recvbuf, count, dt, op, root, comm, req)
+                                            : USE_MPI;
+    return rc == USE_MPI ? PMPI_Ireduce(sendbuf, recvbuf, count, dt, op, root, comm, req) : rc;
+}
+
+OSMP_MPI_ENTRY(int, MPI_Iallreduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                                    MPI_Comm comm, MPI_Request *req)
+{
+    OSMP_MPI_ENTERED(MPI_Iallreduce);
+    int rc = on_osmp(OSMP_COLL_ALLREDUCE, req) ? osmp__mpi_nb_allreduce(sendbuf, recvbuf, count, dt, op, comm, req)
+                                               : USE_MPI;
+    return rc == USE_MPI ? PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, req) : rc;
+}
+
+OSMP_MPI_ENTRY(int, MPI_Igather)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
+                                 MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req)
+{
+    OSMP_MPI_ENTERED(MPI_Igather);
+    int rc = on_osmp(OSMP_COLL_GATHER, req) ? osmp__mpi_nb_rooted(OSMP_COLL_GATHER, sendbuf, scount, sdt, recvbuf,
+                                                                  rcount, rdt, root, comm, req)
+                                            : USE_MPI;
+    return rc == USE_MPI ? PMPI_Igather(sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm, req) : rc;
+}
+
+OSMP_MPI_ENTRY(int, MPI_Iscatter)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
+                                  MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req)
+{
+    OSMP_MPI_ENTERED(MPI_Iscatter);
+    int rc = on_osmp(OSMP_COLL_SCATTER, req) ? osmp__mpi_nb_rooted(OSMP_COLL_SCATTER, sendbuf, scount, sdt, recvbuf,
+                                                                   rcount, rdt, root, comm, req)
+                                             : USE_MPI;
+    return rc == USE_MPI ? PMPI_Iscatter(sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm, req) : rc;
+}
+
+OSMP_MPI_ENTRY(int, MPI_Iallgather)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
+                                    MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
+{
+    OSMP_MPI_ENTERED(MPI_Iallgather);
+    int rc = on_osmp(OSMP_COLL_ALLGATHER, req) ? osmp__mpi_nb_everyone(OSMP_COLL_ALLGATHER, sendbuf, scount, sdt,
+                                                                       recvbuf, rcount, rdt, comm, req)
+                                               : USE_MPI;
+    return rc == USE_MPI ? PMPI_Iallgather(sendbuf, scount, sdt, recvbuf, rcount, rdt, comm, req) : rc;
+}
+
+OSMP_MPI_ENTRY(int, MPI_Ialltoall)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
+                                   MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
+{
+    OSMP_MPI_ENTERED(MPI_Ialltoall);
+    int rc = on_osmp(OSMP_COLL_ALLTOALL, req) ? osmp__mpi_nb_everyone(OSMP_COLL_ALLTOALL, sendbuf, scount, sdt,
+                                                                      recvbuf, rcount, rdt, comm, req)
+                                              : USE_MPI;
+    return rc == USE_MPI ? PMPI_Ialltoall(sendbuf, scount, sdt, recvbuf, rcount, rdt, comm, req) : rc;
+}
+
+OSMP_MPI_ENTRY(int, MPI_Ireduce_scatter_block)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+                                               MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    OSMP_MPI_ENTERED(MPI_Ireduce_scatter_block);
+    const osmp_coll_t c = OSMP_COLL_REDUCE_SCATTER_BLOCK;
+    int rc = on_osmp(c, req) ? osmp__mpi_nb_node_reduction(c, sendbuf, recvbuf, count, dt, op, comm, req) : USE_MPI;
+    return rc == USE_MPI ? PMPI_Ireduce_scatter_block(sendbuf, recvbuf, count, dt, op, comm, req) : rc;
+}
+
+OSMP_MPI_ENTRY(int, MPI_Iscan)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                               MPI_Comm comm, MPI_Request *req)
+{
+    OSMP_MPI_ENTERED(MPI_Iscan);
+    const osmp_coll_t c = OSMP_COLL_SCAN;
+    int rc = on_osmp(c, req) ? osmp__mpi_nb_node_reduction(c, sendbuf, recvbuf, count, dt, op, comm, req) : USE_MPI;
+    return rc == USE_MPI ? PMPI_Iscan(sendbuf, recvbuf, count, dt, op, comm, req) : rc;
+}
+
+OSMP_MPI_ENTRY(int, MPI_Iexscan)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                                 MPI_Comm comm, MPI_Request *req)
+{
+    OSMP_MPI_ENTERED(MPI_Iexscan);
+    const osmp_coll_t c = OSMP_COLL_EXSCAN;
+    int rc = on_osmp(c, req) ? osmp__mpi_nb_node_reduction(c, sendbuf, recvbuf, count, dt, op, comm, req) : USE_MPI;
+    return rc == USE_MPI ? PMPI_Iexscan(sendbuf, recvbuf, count, dt, op, comm, req) : rc;
+}
+
+OSMP_MPI_ENTRY(int, MPI_Igatherv)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf,
+                                  const int *rcounts, const int *displs, MPI_Datatype rdt, int root, MPI_Comm comm,
+                                  MPI_Request *req)
+{
+    OSMP_MPI_ENTERED(MPI_Igatherv);
+    int rc = on_osmp(OSMP_COLL_GATHERV, req) ? osmp__mpi_nb_rooted_v(OSMP_COLL_GATHERV, sendbuf, scount, NULL, NULL,
+                                                                     sdt, recvbuf, 0, rcounts, displs, rdt, root,
+                                                                     comm, req)
+                                             : USE_MPI;
+    return rc == USE_MPI ? PMPI_Igatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, root, comm, req) : rc;
+}
+
+OSMP_MPI_ENTRY(int, MPI_Iscatterv)(const void *sendbuf, const int *scounts, const int *displs, MPI_Datatype sdt,
+                                   void *recvbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
+                                   MPI_Request *req)
+{
+    OSMP_MPI_ENTERED(MPI_Iscatterv);
+    int rc = on_osmp(OSMP_COLL_SCATTERV, req) ? osmp__mpi_nb_rooted_v(OSMP_COLL_SCATTERV, sendbuf, 0, scounts, displs,
+                                                                      sdt, recvbuf, rcount, NULL, NULL, rdt, root,
+                                                                      comm, req)
+                                              : USE_MPI;
+    return rc == USE_MPI ? PMPI_Iscatterv(sendbuf, scounts, displs, sdt, recvbuf, rcount, rdt, root, comm, req) : rc;
+}
+
+OSMP_MPI_ENTRY(int, MPI_Iallgatherv)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf,
+                                     const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Comm comm,
+                                     MPI_Request *req)
+{
+    OSMP_MPI_ENTERED(MPI_Iallgatherv);
+    int rc = on_osmp(OSMP_COLL_ALLGATHERV, req)
+                 ? osmp__mpi_nb_allgatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, comm, req)
+                 : USE_MPI;
+    return rc == USE_MPI ? PMPI_Iallgatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, comm, req) : rc;
+}
+
+OSMP_MPI_ENTRY(int, MPI_Ialltoallv)(const void *sendbuf, const int *scounts, const int *sdispls, MPI_Datatype sdt,
+                                    void *recvbuf, const int *rcounts, const int *rdispls, MPI_Datatype rdt,
+                                    MPI_Comm comm, MPI_Request *req)
+{
+    OSMP_MPI_ENTERED(MPI_Ialltoallv);
+    int rc = on_osmp(OSMP_COLL_ALLTOALLV, req)
+                 ? osmp__mpi_nb_alltoallv(sendbuf, scounts, sdispls, sdt, recvbuf, rcounts, rdispls, rdt, comm, req)
+                 : USE_MPI;
+    return rc == USE_MPI ? PMPI_Ialltoallv(sendbuf, scounts, sdispls, sdt, recvbuf, rcounts, rdispls, rdt, comm, req)
+                         : rc;
+}
+
+OSMP_MPI_ENTRY(int, MPI_Ireduce_scatter)(const void *sendbuf, void *recvbuf, const int *rcounts, MPI_Datatype dt,
+                                         MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    OSMP_MPI_ENTERED(MPI_Ireduce_scatter);
+    int rc = on_osmp(OSMP_COLL_REDUCE_SCATTER, req)
+                 ? osmp__mpi_nb_reduce_scatter(sendbuf, recvbuf, rcounts, dt, op, comm, req)
+                 : USE_MPI;
+    return rc == USE_MPI ? PMPI_Ireduce_scatter(sendbuf, recvbuf, rcounts, dt, op, comm, req) : rc;
+}
