@@ -21,7 +21,8 @@
  * OSMP_MPI_PSEUDO_NODES > 1 every nonblocking one goes to MPI.
  * --die R: every rank posts 8 nonblocking collectives; rank R kills itself
  * (SIGKILL) after posting half of them; the others' MPI_Waitall (under
- * MPI_ERRORS_RETURN) must return an error within 10 s; they print it and exit 3.
+ * MPI_ERRORS_RETURN) must return an error within 10 s; they print it
+ * ("returned an error") and exit 3.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -650,6 +651,7 @@ static void die(int victim)
     printf("nb-check: rank %d: MPI_Waitall returned an error after %.2f s: %s\n", world_rank, took, msg);
     fflush(stdout);
     if (took > 10) FAIL("the error took %.1f s", took);
+    sleep(1); /* (the others report too before the launcher ends the job for this exit status) */
     _exit(3);
 }
 
