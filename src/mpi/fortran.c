@@ -44,6 +44,11 @@
  * functions themselves, so they reach coll.c already. Its mpi_barrier_f08_ and
  * mpi_finalize_f08_ call PMPI_Barrier and PMPI_Finalize, so those two are.
  *
+ * The nonblocking collectives (MPI_IBARRIER .. MPI_IEXSCAN) are defined the
+ * same way, with MPICH's mpi_ibarrier_f08_ (which calls PMPI_Ibarrier); their
+ * request is the Fortran handle of the C one (MPI_Request_c2f), which the
+ * Fortran MPI_WAIT and the rest complete through the C completion calls.
+ *
  * MPI_FINALIZE is defined too: Open MPI's calls PMPI_Finalize directly, which
  * would skip comm.c's MPI_Finalize (the world's OSMP state goes first, and the
  * OSMP_VERBOSE counts). With OSMP_VERBOSE=1 it first prints how many calls
@@ -207,6 +212,25 @@ static inline void ints_close(struct ints *x)
 
 typedef MPI_Fint fint; /* handles, counts and roots, passed by reference */
 
+/* The C arguments of a call from its Fortran ones (the nonblocking calls add
+ * their request): which buffers may be MPI_IN_PLACE, as the comment above says. */
+#define A_BCAST buf_c(buf, 0), (int)*count, MPI_Type_f2c(*dt), (int)*root, MPI_Comm_f2c(*comm)
+#define A_REDUCE                                                                                              \
+    buf_c(sbuf, 1), buf_c(rbuf, 0), (int)*count, MPI_Type_f2c(*dt), MPI_Op_f2c(*op), (int)*root, MPI_Comm_f2c(*comm)
+/* (allreduce, scan, exscan) */
+#define A_ALLREDUCE buf_c(sbuf, 1), buf_c(rbuf, 0), (int)*count, MPI_Type_f2c(*dt), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm)
+#define A_GATHER                                                                                              \
+    buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), (int)*rcount, MPI_Type_f2c(*rdt), (int)*root,  \
+        MPI_Comm_f2c(*comm)
+#define A_SCATTER                                                                                             \
+    buf_c(sbuf, 0), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 1), (int)*rcount, MPI_Type_f2c(*rdt), (int)*root,  \
+        MPI_Comm_f2c(*comm)
+/* (allgather, alltoall) */
+#define A_ALLGATHER                                                                                           \
+    buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), (int)*rcount, MPI_Type_f2c(*rdt),              \
+        MPI_Comm_f2c(*comm)
+#define A_RSB buf_c(sbuf, 1), buf_c(rbuf, 0), (int)*rcount, MPI_Type_f2c(*dt), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm)
+
 #define P_BARRIER (fint * comm, fint * ierr)
 static void f_barrier P_BARRIER
 {
@@ -224,7 +248,7 @@ static void f_bcast P_BCAST
 {
     OSMP_MPI_FORWARD_IF_FOREIGN(mpi_bcast_);
     enter(OSMP_COLL_BCAST);
-    set_ierr(ierr, MPI_Bcast(buf_c(buf, 0), (int)*count, MPI_Type_f2c(*dt), (int)*root, MPI_Comm_f2c(*comm)));
+    set_ierr(ierr, MPI_Bcast(A_BCAST));
 }
 FORTRAN_NAMES(MPI_BCAST, mpi_bcast, f_bcast, P_BCAST)
 
@@ -233,8 +257,7 @@ static void f_reduce P_REDUCE
 {
     OSMP_MPI_FORWARD_IF_FOREIGN(mpi_reduce_);
     enter(OSMP_COLL_REDUCE);
-    set_ierr(ierr, MPI_Reduce(buf_c(sbuf, 1), buf_c(rbuf, 0), (int)*count, MPI_Type_f2c(*dt), MPI_Op_f2c(*op),
-                              (int)*root, MPI_Comm_f2c(*comm)));
+    set_ierr(ierr, MPI_Reduce(A_REDUCE));
 }
 FORTRAN_NAMES(MPI_REDUCE, mpi_reduce, f_reduce, P_REDUCE)
 
@@ -243,8 +266,7 @@ static void f_allreduce P_ALLREDUCE
 {
     OSMP_MPI_FORWARD_IF_FOREIGN(mpi_allreduce_);
     enter(OSMP_COLL_ALLREDUCE);
-    set_ierr(ierr, MPI_Allreduce(buf_c(sbuf, 1), buf_c(rbuf, 0), (int)*count, MPI_Type_f2c(*dt), MPI_Op_f2c(*op),
-                                 MPI_Comm_f2c(*comm)));
+    set_ierr(ierr, MPI_Allreduce(A_ALLREDUCE));
 }
 FORTRAN_NAMES(MPI_ALLREDUCE, mpi_allreduce, f_allreduce, P_ALLREDUCE)
 
@@ -254,8 +276,7 @@ static void f_gather P_GATHER
 {
     OSMP_MPI_FORWARD_IF_FOREIGN(mpi_gather_);
     enter(OSMP_COLL_GATHER);
-    set_ierr(ierr, MPI_Gather(buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), (int)*rcount,
-                              MPI_Type_f2c(*rdt), (int)*root, MPI_Comm_f2c(*comm)));
+    set_ierr(ierr, MPI_Gather(A_GATHER));
 }
 FORTRAN_NAMES(MPI_GATHER, mpi_gather, f_gather, P_GATHER)
 
@@ -264,8 +285,7 @@ static void f_allgather P_ALLGATHER
 {
     OSMP_MPI_FORWARD_IF_FOREIGN(mpi_allgather_);
     enter(OSMP_COLL_ALLGATHER);
-    set_ierr(ierr, MPI_Allgather(buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), (int)*rcount,
-                                 MPI_Type_f2c(*rdt), MPI_Comm_f2c(*comm)));
+    set_ierr(ierr, MPI_Allgather(A_ALLGATHER));
 }
 FORTRAN_NAMES(MPI_ALLGATHER, mpi_allgather, f_allgather, P_ALLGATHER)
 
@@ -274,8 +294,7 @@ static void f_scatter P_SCATTER
 {
     OSMP_MPI_FORWARD_IF_FOREIGN(mpi_scatter_);
     enter(OSMP_COLL_SCATTER);
-    set_ierr(ierr, MPI_Scatter(buf_c(sbuf, 0), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 1), (int)*rcount,
-                               MPI_Type_f2c(*rdt), (int)*root, MPI_Comm_f2c(*comm)));
+    set_ierr(ierr, MPI_Scatter(A_SCATTER));
 }
 FORTRAN_NAMES(MPI_SCATTER, mpi_scatter, f_scatter, P_SCATTER)
 
@@ -284,8 +303,7 @@ static void f_reduce_scatter_block P_RSB
 {
     OSMP_MPI_FORWARD_IF_FOREIGN(mpi_reduce_scatter_block_);
     enter(OSMP_COLL_REDUCE_SCATTER_BLOCK);
-    set_ierr(ierr, MPI_Reduce_scatter_block(buf_c(sbuf, 1), buf_c(rbuf, 0), (int)*rcount, MPI_Type_f2c(*dt),
-                                            MPI_Op_f2c(*op), MPI_Comm_f2c(*comm)));
+    set_ierr(ierr, MPI_Reduce_scatter_block(A_RSB));
 }
 FORTRAN_NAMES(MPI_REDUCE_SCATTER_BLOCK, mpi_reduce_scatter_block, f_reduce_scatter_block, P_RSB)
 
@@ -294,8 +312,7 @@ static void f_alltoall P_ALLTOALL
 {
     OSMP_MPI_FORWARD_IF_FOREIGN(mpi_alltoall_);
     enter(OSMP_COLL_ALLTOALL);
-    set_ierr(ierr, MPI_Alltoall(buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), (int)*rcount,
-                                MPI_Type_f2c(*rdt), MPI_Comm_f2c(*comm)));
+    set_ierr(ierr, MPI_Alltoall(A_ALLGATHER));
 }
 FORTRAN_NAMES(MPI_ALLTOALL, mpi_alltoall, f_alltoall, P_ALLTOALL)
 
@@ -385,8 +402,7 @@ static void f_scan P_SCAN
 {
     OSMP_MPI_FORWARD_IF_FOREIGN(mpi_scan_);
     enter(OSMP_COLL_SCAN);
-    set_ierr(ierr, MPI_Scan(buf_c(sbuf, 1), buf_c(rbuf, 0), (int)*count, MPI_Type_f2c(*dt), MPI_Op_f2c(*op),
-                            MPI_Comm_f2c(*comm)));
+    set_ierr(ierr, MPI_Scan(A_ALLREDUCE));
 }
 FORTRAN_NAMES(MPI_SCAN, mpi_scan, f_scan, P_SCAN)
 
@@ -394,10 +410,82 @@ static void f_exscan P_SCAN
 {
     OSMP_MPI_FORWARD_IF_FOREIGN(mpi_exscan_);
     enter(OSMP_COLL_EXSCAN);
-    set_ierr(ierr, MPI_Exscan(buf_c(sbuf, 1), buf_c(rbuf, 0), (int)*count, MPI_Type_f2c(*dt), MPI_Op_f2c(*op),
-                              MPI_Comm_f2c(*comm)));
+    set_ierr(ierr, MPI_Exscan(A_ALLREDUCE));
 }
 FORTRAN_NAMES(MPI_EXSCAN, mpi_exscan, f_exscan, P_SCAN)
+
+/* ---------------------------------------------------------------- the nonblocking calls
+ * The blocking call's arguments and a request (the Fortran handle of the C
+ * one: MPI_Request_c2f), counted under the same collective. The count and
+ * displacement arrays of the v-variants are the program's own (MPI reads them
+ * until the request completes, so they cannot be copies made here). */
+
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "the nonblocking v-variants pass Fortran integer arrays as C ints");
+
+#define NONBLOCKING(UPPER, lower, coll, params, call)                                                         \
+    static void f_##lower params                                                                             \
+    {                                                                                                        \
+        OSMP_MPI_FORWARD_IF_FOREIGN(lower##_);                                                               \
+        enter(coll);                                                                                         \
+        MPI_Request r_ = MPI_REQUEST_NULL;                                                                   \
+        set_ierr(ierr, call);                                                                                \
+        *req = MPI_Request_c2f(r_);                                                                          \
+    }                                                                                                        \
+    FORTRAN_NAMES(UPPER, lower, f_##lower, params)
+
+#define I_ (const int *) /* a Fortran integer array (MPI_Fint is int) */
+
+#define P_IBARRIER (fint * comm, fint * req, fint * ierr)
+NONBLOCKING(MPI_IBARRIER, mpi_ibarrier, OSMP_COLL_BARRIER, P_IBARRIER, MPI_Ibarrier(MPI_Comm_f2c(*comm), &r_))
+#if defined(MPICH) /* MPICH's mpi_ibarrier_f08_ calls PMPI_Ibarrier */
+F08_NAME(mpi_ibarrier, f_mpi_ibarrier, P_IBARRIER)
+#endif
+NONBLOCKING(MPI_IBCAST, mpi_ibcast, OSMP_COLL_BCAST,
+            (void *buf, fint *count, fint *dt, fint *root, fint *comm, fint *req, fint *ierr),
+            MPI_Ibcast(A_BCAST, &r_))
+NONBLOCKING(MPI_IREDUCE, mpi_ireduce, OSMP_COLL_REDUCE,
+            (void *sbuf, void *rbuf, fint *count, fint *dt, fint *op, fint *root, fint *comm, fint *req, fint *ierr),
+            MPI_Ireduce(A_REDUCE, &r_))
+#define P_IALLREDUCE (void *sbuf, void *rbuf, fint *count, fint *dt, fint *op, fint *comm, fint *req, fint *ierr)
+NONBLOCKING(MPI_IALLREDUCE, mpi_iallreduce, OSMP_COLL_ALLREDUCE, P_IALLREDUCE, MPI_Iallreduce(A_ALLREDUCE, &r_))
+NONBLOCKING(MPI_ISCAN, mpi_iscan, OSMP_COLL_SCAN, P_IALLREDUCE, MPI_Iscan(A_ALLREDUCE, &r_))
+NONBLOCKING(MPI_IEXSCAN, mpi_iexscan, OSMP_COLL_EXSCAN, P_IALLREDUCE, MPI_Iexscan(A_ALLREDUCE, &r_))
+#define P_IGATHER                                                                                             \
+    (void *sbuf, fint *scount, fint *sdt, void *rbuf, fint *rcount, fint *rdt, fint *root, fint *comm, fint *req,      \
+     fint *ierr)
+NONBLOCKING(MPI_IGATHER, mpi_igather, OSMP_COLL_GATHER, P_IGATHER, MPI_Igather(A_GATHER, &r_))
+NONBLOCKING(MPI_ISCATTER, mpi_iscatter, OSMP_COLL_SCATTER, P_IGATHER, MPI_Iscatter(A_SCATTER, &r_))
+#define P_IALLGATHER                                                                                          \
+    (void *sbuf, fint *scount, fint *sdt, void *rbuf, fint *rcount, fint *rdt, fint *comm, fint *req, fint *ierr)
+NONBLOCKING(MPI_IALLGATHER, mpi_iallgather, OSMP_COLL_ALLGATHER, P_IALLGATHER, MPI_Iallgather(A_ALLGATHER, &r_))
+NONBLOCKING(MPI_IALLTOALL, mpi_ialltoall, OSMP_COLL_ALLTOALL, P_IALLGATHER, MPI_Ialltoall(A_ALLGATHER, &r_))
+NONBLOCKING(MPI_IREDUCE_SCATTER_BLOCK, mpi_ireduce_scatter_block, OSMP_COLL_REDUCE_SCATTER_BLOCK,
+            (void *sbuf, void *rbuf, fint *rcount, fint *dt, fint *op, fint *comm, fint *req, fint *ierr),
+            MPI_Ireduce_scatter_block(A_RSB, &r_))
+NONBLOCKING(MPI_IGATHERV, mpi_igatherv, OSMP_COLL_GATHERV,
+            (void *sbuf, fint *scount, fint *sdt, void *rbuf, fint *rcounts, fint *displs, fint *rdt, fint *root,
+             fint *comm, fint *req, fint *ierr),
+            MPI_Igatherv(buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), I_ rcounts, I_ displs,
+                         MPI_Type_f2c(*rdt), (int)*root, MPI_Comm_f2c(*comm), &r_))
+NONBLOCKING(MPI_ISCATTERV, mpi_iscatterv, OSMP_COLL_SCATTERV,
+            (void *sbuf, fint *scounts, fint *displs, fint *sdt, void *rbuf, fint *rcount, fint *rdt, fint *root,
+             fint *comm, fint *req, fint *ierr),
+            MPI_Iscatterv(buf_c(sbuf, 0), I_ scounts, I_ displs, MPI_Type_f2c(*sdt), buf_c(rbuf, 1), (int)*rcount,
+                          MPI_Type_f2c(*rdt), (int)*root, MPI_Comm_f2c(*comm), &r_))
+NONBLOCKING(MPI_IALLGATHERV, mpi_iallgatherv, OSMP_COLL_ALLGATHERV,
+            (void *sbuf, fint *scount, fint *sdt, void *rbuf, fint *rcounts, fint *displs, fint *rdt, fint *comm,
+             fint *req, fint *ierr),
+            MPI_Iallgatherv(buf_c(sbuf, 1), (int)*scount, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), I_ rcounts, I_ displs,
+                            MPI_Type_f2c(*rdt), MPI_Comm_f2c(*comm), &r_))
+NONBLOCKING(MPI_IALLTOALLV, mpi_ialltoallv, OSMP_COLL_ALLTOALLV,
+            (void *sbuf, fint *scounts, fint *sdispls, fint *sdt, void *rbuf, fint *rcounts, fint *rdispls, fint *rdt,
+             fint *comm, fint *req, fint *ierr),
+            MPI_Ialltoallv(buf_c(sbuf, 1), I_ scounts, I_ sdispls, MPI_Type_f2c(*sdt), buf_c(rbuf, 0), I_ rcounts,
+                           I_ rdispls, MPI_Type_f2c(*rdt), MPI_Comm_f2c(*comm), &r_))
+NONBLOCKING(MPI_IREDUCE_SCATTER, mpi_ireduce_scatter, OSMP_COLL_REDUCE_SCATTER,
+            (void *sbuf, void *rbuf, fint *rcounts, fint *dt, fint *op, fint *comm, fint *req, fint *ierr),
+            MPI_Ireduce_scatter(buf_c(sbuf, 1), buf_c(rbuf, 0), I_ rcounts, MPI_Type_f2c(*dt), MPI_Op_f2c(*op),
+                                MPI_Comm_f2c(*comm), &r_))
 
 /* ---------------------------------------------------------------- finalize */
 
