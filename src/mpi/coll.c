@@ -90,52 +90,43 @@ OSMP_MPI_ENTRY(int, MPI_Bcast)(void *buf, int count, MPI_Datatype dt, int root, 
     return rc == USE_MPI ? PMPI_Bcast(buf, count, dt, root, comm) : rc;
 }
 
-INLINE int allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
-                     MPI_Request *req)
+/* Allreduce, and reduce (rooted) to root. */
+INLINE int reduction(osmp_coll_t c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                     int root, MPI_Comm comm, MPI_Request *req)
 {
     osmp_dtype_t odt;
     osmp_op_t oop;
-    const osmp_coll_t c = OSMP_COLL_ALLREDUCE;
+    int rooted = c == OSMP_COLL_REDUCE;
     struct osmp__mpi_comm *s = osmp__mpi_node_only(osmp__mpi_reduction_state(comm, dt, op, count, c, &odt, &oop), c,
                                                    !!req);
-    if (!s) return USE_MPI;
+    if (!s || (rooted && (root < 0 || root >= s->size))) return USE_MPI;
     if (!count) return osmp__mpi_end(s, c, OSMP_OK, NULL, req); /* (every rank: the count is the same) */
     const void *in = osmp__mpi_in_place(sendbuf);
-    if (req) return POST(s, c, comm, req, osmp_iallreduce(s->team, in, recvbuf, (size_t)count, odt, oop, &w_->oreq));
-    return osmp__mpi_done(s, c, s->multinode ? osmp__mpi_hier_allreduce(s, sendbuf, recvbuf, count, dt, op, odt, oop)
-                                             : osmp_allreduce(s->team, in, recvbuf, (size_t)count, odt, oop));
+    size_t n = (size_t)count;
+    if (req)
+        return POST(s, c, comm, req,
+                    rooted ? osmp_ireduce(s->team, in, recvbuf, n, odt, oop, root, &w_->oreq)
+                           : osmp_iallreduce(s->team, in, recvbuf, n, odt, oop, &w_->oreq));
+    int rc = !s->multinode ? rooted ? osmp_reduce(s->team, in, recvbuf, n, odt, oop, root)
+                                    : osmp_allreduce(s->team, in, recvbuf, n, odt, oop)
+             : rooted ? osmp__mpi_hier_reduce(s, sendbuf, recvbuf, count, dt, op, odt, oop, root)
+                      : osmp__mpi_hier_allreduce(s, sendbuf, recvbuf, count, dt, op, odt, oop);
+    return osmp__mpi_done(s, c, rc);
 }
 
 OSMP_MPI_ENTRY(int, MPI_Allreduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
     MPI_Comm comm)
 {
     OSMP_MPI_ENTERED(MPI_Allreduce);
-    int rc = allreduce(sendbuf, recvbuf, count, dt, op, comm, NULL);
+    int rc = reduction(OSMP_COLL_ALLREDUCE, sendbuf, recvbuf, count, dt, op, 0, comm, NULL);
     return rc == USE_MPI ? PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm) : rc;
-}
-
-INLINE int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
-                  MPI_Request *req)
-{
-    osmp_dtype_t odt;
-    osmp_op_t oop;
-    const osmp_coll_t c = OSMP_COLL_REDUCE;
-    struct osmp__mpi_comm *s = osmp__mpi_node_only(osmp__mpi_reduction_state(comm, dt, op, count, c, &odt, &oop), c,
-                                                   !!req);
-    if (!s || root < 0 || root >= s->size) return USE_MPI;
-    if (!count) return osmp__mpi_end(s, c, OSMP_OK, NULL, req);
-    const void *in = osmp__mpi_in_place(sendbuf);
-    if (req)
-        return POST(s, c, comm, req, osmp_ireduce(s->team, in, recvbuf, (size_t)count, odt, oop, root, &w_->oreq));
-    return osmp__mpi_done(s, c, s->multinode ? osmp__mpi_hier_reduce(s, sendbuf, recvbuf, count, dt, op, odt, oop, root)
-                                             : osmp_reduce(s->team, in, recvbuf, (size_t)count, odt, oop, root));
 }
 
 OSMP_MPI_ENTRY(int, MPI_Reduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                       MPI_Comm comm)
 {
     OSMP_MPI_ENTERED(MPI_Reduce);
-    int rc = reduce(sendbuf, recvbuf, count, dt, op, root, comm, NULL);
+    int rc = reduction(OSMP_COLL_REDUCE, sendbuf, recvbuf, count, dt, op, root, comm, NULL);
     return rc == USE_MPI ? PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm) : rc;
 }
 
@@ -468,16 +459,10 @@ int osmp__mpi_nb_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm
     return bcast(buf, count, dt, root, comm, req);
 }
 
-int osmp__mpi_nb_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
-                           MPI_Request *req)
+int osmp__mpi_nb_reduction(osmp_coll_t c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                           int root, MPI_Comm comm, MPI_Request *req)
 {
-    return allreduce(sendbuf, recvbuf, count, dt, op, comm, req);
-}
-
-int osmp__mpi_nb_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-                        MPI_Comm comm, MPI_Request *req)
-{
-    return reduce(sendbuf, recvbuf, count, dt, op, root, comm, req);
+    return reduction(c, sendbuf, recvbuf, count, dt, op, root, comm, req);
 }
 
 int osmp__mpi_nb_rooted(osmp_coll_t c, const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,

@@ -392,158 +392,77 @@ static inline int on_osmp(osmp_coll_t c, MPI_Request *req)
     return 0;
 }
 
-OSMP_MPI_ENTRY(int, MPI_Ibarrier)(MPI_Comm comm, MPI_Request *req)
-{
-    OSMP_MPI_ENTERED(MPI_Ibarrier);
-    int rc = on_osmp(OSMP_COLL_BARRIER, req) ? osmp__mpi_nb_barrier(comm, req) : USE_MPI;
-    return rc == USE_MPI ? PMPI_Ibarrier(comm, req) : rc;
-}
+/* MPI_<name>: on OSMP (`body`, coll.c's call with the request), else PMPI_<name> with `args`. */
+#define NB_ENTRY(name, c, params, body, args)                                                                \
+    OSMP_MPI_ENTRY(int, MPI_##name) params                                                                   \
+    {                                                                                                        \
+        OSMP_MPI_ENTERED(MPI_##name);                                                                        \
+        int rc = on_osmp(c, req) ? (body) : USE_MPI;                                                         \
+        return rc == USE_MPI ? PMPI_##name args : rc;                                                        \
+    }
 
-OSMP_MPI_ENTRY(int, MPI_Ibcast)(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *req)
-{
-    OSMP_MPI_ENTERED(MPI_Ibcast);
-    int rc = on_osmp(OSMP_COLL_BCAST, req) ? osmp__mpi_nb_bcast(buf, count, dt, root, comm, req) : USE_MPI;
-    return rc == USE_MPI ? PMPI_Ibcast(buf, count, dt, root, comm, req) : rc;
-}
+NB_ENTRY(Ibarrier, OSMP_COLL_BARRIER, (MPI_Comm comm, MPI_Request *req), osmp__mpi_nb_barrier(comm, req),
+         (comm, req))
+NB_ENTRY(Ibcast, OSMP_COLL_BCAST, (void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *req),
+         osmp__mpi_nb_bcast(buf, count, dt, root, comm, req), (buf, count, dt, root, comm, req))
 
-OSMP_MPI_ENTRY(int, MPI_Ireduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-                                 MPI_Comm comm, MPI_Request *req)
-{
-    OSMP_MPI_ENTERED(MPI_Ireduce);
-    int rc = on_osmp(OSMP_COLL_REDUCE, req) ? osmp__mpi_nb_reduce(sendbuf, recvbuf, count, dt, op, root, comm, req)
-                                            : USE_MPI;
-    return rc == USE_MPI ? PMPI_Ireduce(sendbuf, recvbuf, count, dt, op, root, comm, req) : rc;
-}
+/* reduce, allreduce; reduce_scatter_block, scan, exscan */
+#define P_RED (const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *req)
+#define A_RED (sendbuf, recvbuf, count, dt, op, comm, req)
+NB_ENTRY(Ireduce, OSMP_COLL_REDUCE,
+         (const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
+          MPI_Request *req),
+         osmp__mpi_nb_reduction(OSMP_COLL_REDUCE, sendbuf, recvbuf, count, dt, op, root, comm, req),
+         (sendbuf, recvbuf, count, dt, op, root, comm, req))
+NB_ENTRY(Iallreduce, OSMP_COLL_ALLREDUCE, P_RED,
+         osmp__mpi_nb_reduction(OSMP_COLL_ALLREDUCE, sendbuf, recvbuf, count, dt, op, 0, comm, req), A_RED)
+#define NODE_REDUCTION(name, c)                                                                              \
+    NB_ENTRY(name, c, P_RED, osmp__mpi_nb_node_reduction(c, sendbuf, recvbuf, count, dt, op, comm, req), A_RED)
+NODE_REDUCTION(Ireduce_scatter_block, OSMP_COLL_REDUCE_SCATTER_BLOCK)
+NODE_REDUCTION(Iscan, OSMP_COLL_SCAN)
+NODE_REDUCTION(Iexscan, OSMP_COLL_EXSCAN)
 
-OSMP_MPI_ENTRY(int, MPI_Iallreduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
-                                    MPI_Comm comm, MPI_Request *req)
-{
-    OSMP_MPI_ENTERED(MPI_Iallreduce);
-    int rc = on_osmp(OSMP_COLL_ALLREDUCE, req) ? osmp__mpi_nb_allreduce(sendbuf, recvbuf, count, dt, op, comm, req)
-                                               : USE_MPI;
-    return rc == USE_MPI ? PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, req) : rc;
-}
+/* gather, scatter; allgather, alltoall */
+#define P_MOVE(...)                                                                                          \
+    (const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount, MPI_Datatype rdt, __VA_ARGS__   \
+     MPI_Comm comm, MPI_Request *req)
+#define ROOTED(name, c)                                                                                      \
+    NB_ENTRY(name, c, P_MOVE(int root, ),                                                                    \
+             osmp__mpi_nb_rooted(c, sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm, req),             \
+             (sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm, req))
+ROOTED(Igather, OSMP_COLL_GATHER)
+ROOTED(Iscatter, OSMP_COLL_SCATTER)
+#define EVERYONE(name, c)                                                                                    \
+    NB_ENTRY(name, c, P_MOVE(), osmp__mpi_nb_everyone(c, sendbuf, scount, sdt, recvbuf, rcount, rdt, comm, req),  \
+             (sendbuf, scount, sdt, recvbuf, rcount, rdt, comm, req))
+EVERYONE(Iallgather, OSMP_COLL_ALLGATHER)
+EVERYONE(Ialltoall, OSMP_COLL_ALLTOALL)
 
-OSMP_MPI_ENTRY(int, MPI_Igather)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
-                                 MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req)
-{
-    OSMP_MPI_ENTERED(MPI_Igather);
-    int rc = on_osmp(OSMP_COLL_GATHER, req) ? osmp__mpi_nb_rooted(OSMP_COLL_GATHER, sendbuf, scount, sdt, recvbuf,
-                                                                  rcount, rdt, root, comm, req)
-                                            : USE_MPI;
-    return rc == USE_MPI ? PMPI_Igather(sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm, req) : rc;
-}
-
-OSMP_MPI_ENTRY(int, MPI_Iscatter)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
-                                  MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req)
-{
-    OSMP_MPI_ENTERED(MPI_Iscatter);
-    int rc = on_osmp(OSMP_COLL_SCATTER, req) ? osmp__mpi_nb_rooted(OSMP_COLL_SCATTER, sendbuf, scount, sdt, recvbuf,
-                                                                   rcount, rdt, root, comm, req)
-                                             : USE_MPI;
-    return rc == USE_MPI ? PMPI_Iscatter(sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm, req) : rc;
-}
-
-OSMP_MPI_ENTRY(int, MPI_Iallgather)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
-                                    MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
-{
-    OSMP_MPI_ENTERED(MPI_Iallgather);
-    int rc = on_osmp(OSMP_COLL_ALLGATHER, req) ? osmp__mpi_nb_everyone(OSMP_COLL_ALLGATHER, sendbuf, scount, sdt,
-                                                                       recvbuf, rcount, rdt, comm, req)
-                                               : USE_MPI;
-    return rc == USE_MPI ? PMPI_Iallgather(sendbuf, scount, sdt, recvbuf, rcount, rdt, comm, req) : rc;
-}
-
-OSMP_MPI_ENTRY(int, MPI_Ialltoall)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
-                                   MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
-{
-    OSMP_MPI_ENTERED(MPI_Ialltoall);
-    int rc = on_osmp(OSMP_COLL_ALLTOALL, req) ? osmp__mpi_nb_everyone(OSMP_COLL_ALLTOALL, sendbuf, scount, sdt,
-                                                                      recvbuf, rcount, rdt, comm, req)
-                                              : USE_MPI;
-    return rc == USE_MPI ? PMPI_Ialltoall(sendbuf, scount, sdt, recvbuf, rcount, rdt, comm, req) : rc;
-}
-
-OSMP_MPI_ENTRY(int, MPI_Ireduce_scatter_block)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
-                                               MPI_Op op, MPI_Comm comm, MPI_Request *req)
-{
-    OSMP_MPI_ENTERED(MPI_Ireduce_scatter_block);
-    const osmp_coll_t c = OSMP_COLL_REDUCE_SCATTER_BLOCK;
-    int rc = on_osmp(c, req) ? osmp__mpi_nb_node_reduction(c, sendbuf, recvbuf, count, dt, op, comm, req) : USE_MPI;
-    return rc == USE_MPI ? PMPI_Ireduce_scatter_block(sendbuf, recvbuf, count, dt, op, comm, req) : rc;
-}
-
-OSMP_MPI_ENTRY(int, MPI_Iscan)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
-                               MPI_Comm comm, MPI_Request *req)
-{
-    OSMP_MPI_ENTERED(MPI_Iscan);
-    const osmp_coll_t c = OSMP_COLL_SCAN;
-    int rc = on_osmp(c, req) ? osmp__mpi_nb_node_reduction(c, sendbuf, recvbuf, count, dt, op, comm, req) : USE_MPI;
-    return rc == USE_MPI ? PMPI_Iscan(sendbuf, recvbuf, count, dt, op, comm, req) : rc;
-}
-
-OSMP_MPI_ENTRY(int, MPI_Iexscan)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
-                                 MPI_Comm comm, MPI_Request *req)
-{
-    OSMP_MPI_ENTERED(MPI_Iexscan);
-    const osmp_coll_t c = OSMP_COLL_EXSCAN;
-    int rc = on_osmp(c, req) ? osmp__mpi_nb_node_reduction(c, sendbuf, recvbuf, count, dt, op, comm, req) : USE_MPI;
-    return rc == USE_MPI ? PMPI_Iexscan(sendbuf, recvbuf, count, dt, op, comm, req) : rc;
-}
-
-OSMP_MPI_ENTRY(int, MPI_Igatherv)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf,
-                                  const int *rcounts, const int *displs, MPI_Datatype rdt, int root, MPI_Comm comm,
-                                  MPI_Request *req)
-{
-    OSMP_MPI_ENTERED(MPI_Igatherv);
-    int rc = on_osmp(OSMP_COLL_GATHERV, req) ? osmp__mpi_nb_rooted_v(OSMP_COLL_GATHERV, sendbuf, scount, NULL, NULL,
-                                                                     sdt, recvbuf, 0, rcounts, displs, rdt, root,
-                                                                     comm, req)
-                                             : USE_MPI;
-    return rc == USE_MPI ? PMPI_Igatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, root, comm, req) : rc;
-}
-
-OSMP_MPI_ENTRY(int, MPI_Iscatterv)(const void *sendbuf, const int *scounts, const int *displs, MPI_Datatype sdt,
-                                   void *recvbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
-                                   MPI_Request *req)
-{
-    OSMP_MPI_ENTERED(MPI_Iscatterv);
-    int rc = on_osmp(OSMP_COLL_SCATTERV, req) ? osmp__mpi_nb_rooted_v(OSMP_COLL_SCATTERV, sendbuf, 0, scounts, displs,
-                                                                      sdt, recvbuf, rcount, NULL, NULL, rdt, root,
-                                                                      comm, req)
-                                              : USE_MPI;
-    return rc == USE_MPI ? PMPI_Iscatterv(sendbuf, scounts, displs, sdt, recvbuf, rcount, rdt, root, comm, req) : rc;
-}
-
-OSMP_MPI_ENTRY(int, MPI_Iallgatherv)(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf,
-                                     const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Comm comm,
-                                     MPI_Request *req)
-{
-    OSMP_MPI_ENTERED(MPI_Iallgatherv);
-    int rc = on_osmp(OSMP_COLL_ALLGATHERV, req)
-                 ? osmp__mpi_nb_allgatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, comm, req)
-                 : USE_MPI;
-    return rc == USE_MPI ? PMPI_Iallgatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, comm, req) : rc;
-}
-
-OSMP_MPI_ENTRY(int, MPI_Ialltoallv)(const void *sendbuf, const int *scounts, const int *sdispls, MPI_Datatype sdt,
-                                    void *recvbuf, const int *rcounts, const int *rdispls, MPI_Datatype rdt,
-                                    MPI_Comm comm, MPI_Request *req)
-{
-    OSMP_MPI_ENTERED(MPI_Ialltoallv);
-    int rc = on_osmp(OSMP_COLL_ALLTOALLV, req)
-                 ? osmp__mpi_nb_alltoallv(sendbuf, scounts, sdispls, sdt, recvbuf, rcounts, rdispls, rdt, comm, req)
-                 : USE_MPI;
-    return rc == USE_MPI ? PMPI_Ialltoallv(sendbuf, scounts, sdispls, sdt, recvbuf, rcounts, rdispls, rdt, comm, req)
-                         : rc;
-}
-
-OSMP_MPI_ENTRY(int, MPI_Ireduce_scatter)(const void *sendbuf, void *recvbuf, const int *rcounts, MPI_Datatype dt,
-                                         MPI_Op op, MPI_Comm comm, MPI_Request *req)
-{
-    OSMP_MPI_ENTERED(MPI_Ireduce_scatter);
-    int rc = on_osmp(OSMP_COLL_REDUCE_SCATTER, req)
-                 ? osmp__mpi_nb_reduce_scatter(sendbuf, recvbuf, rcounts, dt, op, comm, req)
-                 : USE_MPI;
-    return rc == USE_MPI ? PMPI_Ireduce_scatter(sendbuf, recvbuf, rcounts, dt, op, comm, req) : rc;
-}
+/* the vector variants */
+NB_ENTRY(Igatherv, OSMP_COLL_GATHERV,
+         (const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, const int *rcounts, const int *displs,
+          MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req),
+         osmp__mpi_nb_rooted_v(OSMP_COLL_GATHERV, sendbuf, scount, NULL, NULL, sdt, recvbuf, 0, rcounts, displs, rdt,
+                               root, comm, req),
+         (sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, root, comm, req))
+NB_ENTRY(Iscatterv, OSMP_COLL_SCATTERV,
+         (const void *sendbuf, const int *scounts, const int *displs, MPI_Datatype sdt, void *recvbuf, int rcount,
+          MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req),
+         osmp__mpi_nb_rooted_v(OSMP_COLL_SCATTERV, sendbuf, 0, scounts, displs, sdt, recvbuf, rcount, NULL, NULL, rdt,
+                               root, comm, req),
+         (sendbuf, scounts, displs, sdt, recvbuf, rcount, rdt, root, comm, req))
+NB_ENTRY(Iallgatherv, OSMP_COLL_ALLGATHERV,
+         (const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, const int *rcounts, const int *displs,
+          MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req),
+         osmp__mpi_nb_allgatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, comm, req),
+         (sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, comm, req))
+NB_ENTRY(Ialltoallv, OSMP_COLL_ALLTOALLV,
+         (const void *sendbuf, const int *scounts, const int *sdispls, MPI_Datatype sdt, void *recvbuf,
+          const int *rcounts, const int *rdispls, MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req),
+         osmp__mpi_nb_alltoallv(sendbuf, scounts, sdispls, sdt, recvbuf, rcounts, rdispls, rdt, comm, req),
+         (sendbuf, scounts, sdispls, sdt, recvbuf, rcounts, rdispls, rdt, comm, req))
+NB_ENTRY(Ireduce_scatter, OSMP_COLL_REDUCE_SCATTER,
+         (const void *sendbuf, void *recvbuf, const int *rcounts, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+          MPI_Request *req),
+         osmp__mpi_nb_reduce_scatter(sendbuf, recvbuf, rcounts, dt, op, comm, req),
+         (sendbuf, recvbuf, rcounts, dt, op, comm, req))

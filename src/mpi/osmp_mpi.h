@@ -485,10 +485,9 @@ static inline __attribute__((always_inline)) int osmp__mpi_end(struct osmp__mpi_
 #define OSMP__MPI_USE_MPI (-1)
 int osmp__mpi_nb_barrier(MPI_Comm comm, MPI_Request *req);
 int osmp__mpi_nb_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *req);
-int osmp__mpi_nb_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
-                           MPI_Request *req);
-int osmp__mpi_nb_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-                        MPI_Comm comm, MPI_Request *req);
+/* allreduce, reduce (root: the reduce's) */
+int osmp__mpi_nb_reduction(osmp_coll_t c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                           int root, MPI_Comm comm, MPI_Request *req);
 /* gather, scatter */
 int osmp__mpi_nb_rooted(osmp_coll_t c, const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
                         MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req);
