@@ -45,6 +45,12 @@ struct osmp__co {
     struct osmp__direct x;
     struct osmp__pass p;
     struct osmp__co_sub sub;
+    /* The call's place in the team's sequences (coll.h), taken at its start:
+     * its phase, its first ring slot, its first mini line. */
+    uint64_t base, slots, minis;
+    uint64_t at;  /* a buffer's exposed address */
+    size_t most;  /* the largest block through the slots */
+    int rc;       /* a failure, returned once the steps after it are done */
 };
 
 /* The body's switch: R = 0 enters at the start, always. */
@@ -101,6 +107,40 @@ struct osmp__co {
         case __LINE__:;                                                                                        \
         }                                                                                                      \
         if (((rc) = (expr)) != OSMP_OK) return (rc);                                                           \
+    } while (0)
+
+/* osmp__mb_send_minis (shm/mailbox.h) of `bytes` from data to `consumer`
+ * (an int), its claims waits here (the line in co->j); rc its failure. */
+#define OSMP__AWAIT_SEND_MINIS(R, co, rc, m, dir, first, consumer, signal_dir, step, data, bytes)              \
+    do {                                                                                                       \
+        if (!(R)) {                                                                                            \
+            if (((rc) = osmp__mb_send_minis(m, dir, first, consumer, signal_dir, step, data, bytes))) return (rc); \
+        } else {                                                                                               \
+            for ((co)->j = 0; (co)->j < osmp__mini_lines(bytes); (co)->j++) {                                  \
+                OSMP__AWAIT_CLAIM(R, co, m, dir, osmp__mini_slot((first) + (uint64_t)(co)->j));                \
+                int who_ = (consumer);                                                                         \
+                char *line_ = osmp__mb_claim(m, dir, osmp__mini_slot((first) + (uint64_t)(co)->j), &who_, 1,   \
+                                             signal_dir, step);                                                \
+                if (!line_) return (m)->failed;                                                                \
+                memcpy(line_, (const char *)(data) + (size_t)(co)->j * OSMP__MINI_DATA,                       \
+                       osmp__mini_piece(bytes, (co)->j));                                                      \
+            }                                                                                                  \
+            osmp__mb_publish_minis(m, dir, first, osmp__mini_lines(bytes), step);                              \
+        }                                                                                                      \
+    } while (0)
+/* osmp__mb_recv_minis of `rank`'s message into out, its wait here. */
+#define OSMP__AWAIT_RECV_MINIS(R, co, rc, m, rank, dir, first, step, out, bytes)                              \
+    do {                                                                                                       \
+        if (!(R)) {                                                                                            \
+            if (((rc) = osmp__mb_recv_minis(m, rank, dir, first, step, out, bytes))) return (rc);              \
+        } else {                                                                                               \
+            OSMP__AWAIT_SLOT(R, co, m, rank, dir, osmp__mini_slot((first) + (uint64_t)osmp__mini_lines(bytes) - 1), \
+                             step); /* the last line, published last */                                       \
+            for (int j_ = 0; j_ < osmp__mini_lines(bytes); j_++)                                               \
+                memcpy((char *)(out) + (size_t)j_ * OSMP__MINI_DATA,                                          \
+                       osmp__mb_slot(m, rank, dir, osmp__mini_slot((first) + (uint64_t)j_)),                   \
+                       osmp__mini_piece(bytes, j_));                                                           \
+        }                                                                                                      \
     } while (0)
 
 /* tree.c's passes over co->p, chunk c, as sub-machines in co->sub. */

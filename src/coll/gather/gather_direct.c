@@ -5,9 +5,7 @@
  */
 #include <string.h>
 
-#include "coll/coll.h"
-
-int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a);
+#include "coll/co.h"
 
 /*
  * Gather(v) protocol. Rank r's block is count_r elements at displacement
@@ -66,114 +64,134 @@ static int lines_of(osmp__coll_t t, size_t bytes, int lmax)
     return lines <= lmax && bytes < t->mb.chunk ? lines : 0;
 }
 
-int osmp__gather_direct(osmp__coll_t t, const struct osmp__args *a)
+/* Across waits (resumable form): the phase, slot and mini line the call took
+ * (co->base, slots, minis), my exposed address (co->at), rank r (co->i), chunk
+ * k (co->c), the largest block through the slots (co->most), the root's
+ * failed copies (co->rc). */
+static inline __attribute__((always_inline)) int gather_direct(osmp__coll_t t, const struct osmp__args *a,
+                                                               struct osmp__co *co, const int R)
 {
     struct osmp__mbox *m = &t->mb;
-    int me = t->rank, root = a->root, rc = OSMP_OK;
+    int me = t->rank, root = a->root, rc;
     size_t e = a->esize, chunk = m->chunk;
     char *out = a->out;
     /* (gatherv in a team of two: the one block) */
     size_t block = (a->vector && me == root ? osmp__count_of(a, t->size - 1 - root) : a->count) * e;
     int lmax = (!a->vector || t->size == 2) && osmp__mini_lines(block) == 2 ? 2 : 1;
-    uint64_t base = osmp__phase(t), first = osmp__slots_take(t, 1),
-             mini = osmp__minis_take(t, (uint64_t)lmax + (lmax > 1));
-    mini += lmax > 1 && mini % 2; /* a pair starts at an even line */
+    size_t bytes = a->count * e; /* (a sender's) */
+#define BYTES_OF(r) (osmp__count_of(a, r) * e)
+    OSMP__CO_BEGIN(R, co);
+    co->rc = OSMP_OK;
+    co->base = osmp__phase(t);
+    co->slots = osmp__slots_take(t, 1);
+    co->minis = osmp__minis_take(t, (uint64_t)lmax + (lmax > 1));
+    co->minis += lmax > 1 && co->minis % 2; /* a pair starts at an even line */
     if (me != root) {
-        size_t bytes = a->count * e;
-        int lines = lines_of(t, bytes, lmax);
         if (osmp__copy_once(a, bytes)) {
             osmp__mb_chan(m, me, OSMP__UP)->addr = osmp__expose(a->in);
-            osmp__mb_publish(m, OSMP__UP, base + 1);      /* 1 */
-            return osmp__mb_wait(m, root, OSMP__DOWN, base + 1); /* 3 */
+            osmp__mb_publish(m, OSMP__UP, co->base + 1);                   /* 1 */
+            OSMP__AWAIT(R, co, m, root, OSMP__DOWN, co->base + 1); /* 3 */
+            goto done;
         }
         if (exposable(t, a, bytes)) { /* exposed */
-            uint64_t at = osmp__expose_mapped(a->in);
-            char *line = osmp__mb_claim(m, OSMP__UP, osmp__mini_slot(mini), &root, 1, OSMP__DOWN, base + 1);
-            if (!line) return m->failed;
-            memcpy(line, &at, sizeof(at));
-            osmp__mb_publish_slot(m, OSMP__UP, osmp__mini_slot(mini), base + 1);
-            if (at) return osmp__mb_wait(m, root, OSMP__DOWN, base + 1);
+            co->at = osmp__expose_mapped(a->in);
+            OSMP__AWAIT_CLAIM(R, co, m, OSMP__UP, osmp__mini_slot(co->minis));
+            {
+                char *line = osmp__mb_claim(m, OSMP__UP, osmp__mini_slot(co->minis), &root, 1, OSMP__DOWN,
+                                            co->base + 1);
+                if (!line) return m->failed;
+                memcpy(line, &co->at, sizeof(co->at));
+            }
+            osmp__mb_publish_slot(m, OSMP__UP, osmp__mini_slot(co->minis), co->base + 1);
+            if (co->at) {
+                OSMP__AWAIT(R, co, m, root, OSMP__DOWN, co->base + 1);
+                goto done;
+            }
         }
-        if (lines) { /* 1, in my mini lines */
-            if ((rc = osmp__mb_send_minis(m, OSMP__UP, mini, root, OSMP__UP, base + 1, a->in, bytes))) return rc;
+        if (lines_of(t, bytes, lmax)) { /* 1, in my mini lines */
+            OSMP__AWAIT_SEND_MINIS(R, co, rc, m, OSMP__UP, co->minis, root, OSMP__UP, co->base + 1, a->in, bytes);
             osmp__trace_copy(t, me, me, bytes);
-            return OSMP_OK;
+            goto done;
         }
-        for (size_t k = 0; k * chunk < bytes; k++) { /* 1 */
-            uint64_t s = base + 1 + k;
-            size_t off = k * chunk, n = bytes - off < chunk ? bytes - off : chunk;
-            int slot = osmp__mb_ring(m, first + k);
-            char *dst = osmp__mb_claim(m, OSMP__UP, slot, &root, 1, OSMP__UP, s);
+        for (co->c = 0; co->c * chunk < bytes; co->c++) { /* 1 */
+            OSMP__AWAIT_CLAIM(R, co, m, OSMP__UP, osmp__mb_ring(m, co->slots + co->c));
+            uint64_t s = co->base + 1 + co->c;
+            size_t off = co->c * chunk, n = bytes - off < chunk ? bytes - off : chunk;
+            char *dst = osmp__mb_claim(m, OSMP__UP, osmp__mb_ring(m, co->slots + co->c), &root, 1, OSMP__UP, s);
             if (!dst) return m->failed;
             osmp__stage(t, dst, (const char *)a->in + off, n);
             osmp__trace_copy(t, me, me, n);
             osmp__mb_publish(m, OSMP__UP, s);
         }
-        return OSMP_OK;
+        goto done;
     }
-    char *mine = out + osmp__displ_of(a, root) * e;
-    if (a->count && a->in != mine) { /* (a zero count may come with NULL) */
-        osmp__copy(mine, a->in, a->count * e);
-        osmp__trace_copy(t, me, me, a->count * e);
+    {
+        char *mine = out + osmp__displ_of(a, root) * e;
+        if (a->count && a->in != mine) { /* (a zero count may come with NULL) */
+            osmp__copy(mine, a->in, a->count * e);
+            osmp__trace_copy(t, me, me, a->count * e);
+        }
     }
     if ((!a->vector || t->size == 2) && !osmp__copy_once(a, block) && lines_of(t, block, lmax)) {
         /* Every block in its sender's mini lines (gather: they are all alike; gatherv in a team of two:
          * the one block): step 2 alone and the publications the loops below end with, one loop over the
          * ranks where they make three, on the root, which a small gather back to back waits for. */
-        for (int r = 0; r < t->size; r++) {
-            if (r == root) continue;
-            if ((rc = osmp__mb_recv_minis(m, r, OSMP__UP, mini, base + 1, out + osmp__displ_of(a, r) * e,
-                                          block)))
-                return rc;
-            osmp__trace_copy(t, r, me, block);
+        for (co->i = 0; co->i < t->size; co->i++) {
+            if (co->i == root) continue;
+            OSMP__AWAIT_RECV_MINIS(R, co, rc, m, co->i, OSMP__UP, co->minis, co->base + 1,
+                                   out + osmp__displ_of(a, co->i) * e, block);
+            osmp__trace_copy(t, co->i, me, block);
         }
-        osmp__mb_publish(m, OSMP__UP, base + 1);
-        osmp__mb_publish(m, OSMP__DOWN, base + 1);
-        return OSMP_OK;
+        osmp__mb_publish(m, OSMP__UP, co->base + 1);
+        osmp__mb_publish(m, OSMP__DOWN, co->base + 1);
+        goto done;
     }
-    size_t most = 0; /* the largest block that comes through the slots */
-    for (int r = 0; r < t->size; r++) {
-        size_t bytes = osmp__count_of(a, r) * e;
-        if (r == root || osmp__copy_once(a, bytes)) continue;
-        if (exposable(t, a, bytes) && osmp__mb_wait_slot(m, r, OSMP__UP, osmp__mini_slot(mini), base + 1))
-            return m->failed;
-        if (!exposed_at(t, a, r, bytes, mini) && bytes > most) most = bytes;
+    co->most = 0; /* the largest block that comes through the slots */
+    for (co->i = 0; co->i < t->size; co->i++) {
+        if (co->i == root || osmp__copy_once(a, BYTES_OF(co->i))) continue;
+        if (exposable(t, a, BYTES_OF(co->i)))
+            OSMP__AWAIT_SLOT(R, co, m, co->i, OSMP__UP, osmp__mini_slot(co->minis), co->base + 1);
+        if (!exposed_at(t, a, co->i, BYTES_OF(co->i), co->minis) && BYTES_OF(co->i) > co->most)
+            co->most = BYTES_OF(co->i);
     }
-    for (size_t k = 0; k * chunk < most; k++) { /* 2 */
-        uint64_t s = base + 1 + k;
-        for (int r = 0; r < t->size; r++) {
-            size_t bytes = osmp__count_of(a, r) * e, off = k * chunk;
-            if (r == root || osmp__copy_once(a, bytes) || off >= bytes) continue;
-            if (exposed_at(t, a, r, bytes, mini)) continue;
-            char *to = out + osmp__displ_of(a, r) * e + off;
-            int lines = lines_of(t, bytes, lmax);
-            if (lines) { /* (k is 0) the block in r's mini lines */
-                if ((rc = osmp__mb_recv_minis(m, r, OSMP__UP, mini, s, to, bytes))) return rc;
-                osmp__trace_copy(t, r, me, bytes);
+    for (co->c = 0; co->c * chunk < co->most; co->c++) { /* 2 */
+        for (co->i = 0; co->i < t->size; co->i++) {
+            if (co->i == root || osmp__copy_once(a, BYTES_OF(co->i)) || co->c * chunk >= BYTES_OF(co->i)) continue;
+            if (exposed_at(t, a, co->i, BYTES_OF(co->i), co->minis)) continue;
+            if (lines_of(t, BYTES_OF(co->i), lmax)) { /* (k is 0) the block in r's mini lines */
+                OSMP__AWAIT_RECV_MINIS(R, co, rc, m, co->i, OSMP__UP, co->minis, co->base + 1 + co->c,
+                                       out + osmp__displ_of(a, co->i) * e + co->c * chunk, BYTES_OF(co->i));
+                osmp__trace_copy(t, co->i, me, BYTES_OF(co->i));
                 continue;
             }
-            int slot = osmp__mb_ring(m, first + k);
-            if (osmp__mb_wait(m, r, OSMP__UP, s)) return m->failed;
-            memcpy(to, osmp__mb_slot(m, r, OSMP__UP, slot), bytes - off < chunk ? bytes - off : chunk);
-            osmp__trace_copy(t, r, me, bytes - off < chunk ? bytes - off : chunk);
+            OSMP__AWAIT(R, co, m, co->i, OSMP__UP, co->base + 1 + co->c);
+            size_t b = BYTES_OF(co->i), off = co->c * chunk;
+            memcpy(out + osmp__displ_of(a, co->i) * e + off,
+                   osmp__mb_slot(m, co->i, OSMP__UP, osmp__mb_ring(m, co->slots + co->c)),
+                   b - off < chunk ? b - off : chunk);
+            osmp__trace_copy(t, co->i, me, b - off < chunk ? b - off : chunk);
         }
-        osmp__mb_publish(m, OSMP__UP, s);
+        osmp__mb_publish(m, OSMP__UP, co->base + 1 + co->c);
     }
-    for (int r = 0; r < t->size; r++) { /* single copy 2, and exposed blocks */
-        size_t bytes = osmp__count_of(a, r) * e;
-        if (r == root) continue;
-        uint64_t at = exposed_at(t, a, r, bytes, mini);
-        if (osmp__copy_once(a, bytes)) {
-            if (osmp__mb_wait(m, r, OSMP__UP, base + 1)) return m->failed;
-            at = osmp__mb_chan(m, r, OSMP__UP)->addr;
-        } else if (!at) {
+    for (co->i = 0; co->i < t->size; co->i++) { /* single copy 2, and exposed blocks */
+        if (co->i == root) continue;
+        if (osmp__copy_once(a, BYTES_OF(co->i))) {
+            OSMP__AWAIT(R, co, m, co->i, OSMP__UP, co->base + 1);
+        } else if (!exposed_at(t, a, co->i, BYTES_OF(co->i), co->minis)) {
             continue;
         }
+        int r = co->i;
+        size_t b = BYTES_OF(r);
+        uint64_t at = osmp__copy_once(a, b) ? osmp__mb_chan(m, r, OSMP__UP)->addr : exposed_at(t, a, r, b, co->minis);
         const void *src = (const void *)(uintptr_t)at;
-        if (bytes && osmp__copy_from(m->pids[r], m->local[r], out + osmp__displ_of(a, r) * e, src, bytes))
-            rc = OSMP_ERR_COPY;
-        osmp__trace_copy(t, r, me, bytes);
+        if (b && osmp__copy_from(m->pids[r], m->local[r], out + osmp__displ_of(a, r) * e, src, b))
+            co->rc = OSMP_ERR_COPY;
+        osmp__trace_copy(t, r, me, b);
     }
-    osmp__mb_publish(m, OSMP__DOWN, base + 1); /* single copy 3 */
-    return rc;
+    osmp__mb_publish(m, OSMP__DOWN, co->base + 1); /* single copy 3 */
+done:
+#undef BYTES_OF
+    OSMP__CO_END(R, co);
+    return co->rc;
 }
+OSMP__COMPILE_TWICE(osmp__gather_direct, gather_direct)
