@@ -1,7 +1,7 @@
 /* Direct scatter and scatterv: the root hands each rank its block, nothing on the way. */
 #include <string.h>
 
-#include "coll/coll.h"
+#include "coll/co.h"
 
 /*
  * Scatter(v) protocol. Rank r's block is count_r elements at displacement
@@ -94,157 +94,175 @@ static int mini_of(uint64_t mini, int r, int root)
     return osmp__mini_slot(mini + (uint64_t)(r - (r > root)));
 }
 
-int osmp__scatter_direct(osmp__coll_t t, const struct osmp__args *a)
+/* Across waits (resumable form): the phase, ring slots and mini lines the call
+ * took (co->base, slots, minis), the exposed address (co->at), rank r (co->i),
+ * chunk c (co->c), the largest block through the slots (co->most), a failed
+ * single copy (co->rc). */
+static inline __attribute__((always_inline)) int scatter_direct(osmp__coll_t t, const struct osmp__args *a,
+                                                                struct osmp__co *co, const int R)
 {
     struct osmp__mbox *m = &t->mb;
-    int me = t->rank, root = a->root, n = t->size, rc = OSMP_OK;
+    int me = t->rank, root = a->root, n = t->size, rc;
     size_t e = a->esize, chunk = m->chunk;
     const char *in = a->in;
-    uint64_t base = osmp__phase(t);
-    if (!a->vector && osmp__copy_once(a, a->count * e)) {
-        uint64_t s = base + 1;
-        if (me == root) {
-            osmp__mb_chan(m, me, OSMP__DOWN)->addr = osmp__expose(in);
-            osmp__mb_publish(m, OSMP__DOWN, s); /* 1 */
-            root_own(t, a);
-            for (int r = 0; r < n; r++)          /* 3 */
-                if (r != root && osmp__mb_wait(m, r, OSMP__DOWN, s)) return m->failed;
-            return OSMP_OK;
-        }
-        if (osmp__mb_wait(m, root, OSMP__DOWN, s)) return m->failed; /* 2 */
-        const char *src = (const char *)(uintptr_t)osmp__mb_chan(m, root, OSMP__DOWN)->addr;
-        if (osmp__copy_from(m->pids[root], m->local[root], a->out, src + (size_t)me * a->count * e, a->count * e))
-            rc = OSMP_ERR_COPY;
-        osmp__trace_copy(t, root, me, a->count * e);
-        osmp__mb_publish(m, OSMP__DOWN, s);
-        return rc;
-    }
     size_t B = a->count * e;
     int lines = osmp__mini_lines(B);
     int in_lines = !a->vector && lines <= OSMP__MINI_LINES_BLOCK && B < chunk && fits_ring(n, lines);
-    if (!a->vector && !in_lines && B < chunk && B * (size_t)(n - 1) <= chunk) { /* packed */
-        uint64_t s = base + 1;
-        int slot = osmp__mb_ring(m, osmp__slots_take(t, 1));
+    int lv = a->vector ? vector_lines(n, (me == root ? osmp__count_of(a, n - 1 - root) : a->count) * e) : 0;
+#define BYTES_OF(r) ((me == root ? osmp__count_of(a, r) : a->count) * e)
+    OSMP__CO_BEGIN(R, co);
+    co->rc = OSMP_OK;
+    co->base = osmp__phase(t);
+    if (!a->vector && osmp__copy_once(a, B)) {
         if (me == root) {
-            char *dst = osmp__mb_claim(m, OSMP__DOWN, slot, t->peers, n - 1, OSMP__DOWN, s); /* 1 */
+            osmp__mb_chan(m, me, OSMP__DOWN)->addr = osmp__expose(in);
+            osmp__mb_publish(m, OSMP__DOWN, co->base + 1); /* 1 */
+            root_own(t, a);
+            for (co->i = 0; co->i < n; co->i++) /* 3 */
+                if (co->i != root) OSMP__AWAIT(R, co, m, co->i, OSMP__DOWN, co->base + 1);
+            goto done;
+        }
+        OSMP__AWAIT(R, co, m, root, OSMP__DOWN, co->base + 1); /* 2 */
+        const char *src = (const char *)(uintptr_t)osmp__mb_chan(m, root, OSMP__DOWN)->addr;
+        if (osmp__copy_from(m->pids[root], m->local[root], a->out, src + (size_t)me * B, B)) co->rc = OSMP_ERR_COPY;
+        osmp__trace_copy(t, root, me, B);
+        osmp__mb_publish(m, OSMP__DOWN, co->base + 1);
+        goto done;
+    }
+    if (!a->vector && !in_lines && B < chunk && B * (size_t)(n - 1) <= chunk) { /* packed */
+        co->slots = osmp__slots_take(t, 1);
+        if (me == root) {
+            OSMP__AWAIT_CLAIM(R, co, m, OSMP__DOWN, osmp__mb_ring(m, co->slots));
+            char *dst = osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, co->slots), t->peers, n - 1, OSMP__DOWN,
+                                       co->base + 1); /* 1 */
             if (!dst) return m->failed;
             osmp__stage(t, dst, in, (size_t)root * B);
             osmp__stage(t, dst + (size_t)root * B, in + (size_t)(root + 1) * B, (size_t)(n - 1 - root) * B);
             osmp__trace_copy(t, me, me, (size_t)(n - 1) * B);
-            osmp__mb_publish(m, OSMP__DOWN, s);
+            osmp__mb_publish(m, OSMP__DOWN, co->base + 1);
             root_own(t, a);
-            return OSMP_OK;
+            goto done;
         }
-        if (osmp__mb_wait(m, root, OSMP__DOWN, s)) return m->failed; /* 2 */
-        memcpy(a->out, osmp__mb_slot(m, root, OSMP__DOWN, slot) + (size_t)(me - (me > root)) * B, B);
+        OSMP__AWAIT(R, co, m, root, OSMP__DOWN, co->base + 1); /* 2 */
+        memcpy(a->out, osmp__mb_slot(m, root, OSMP__DOWN, osmp__mb_ring(m, co->slots)) + (size_t)(me - (me > root)) * B,
+               B);
         osmp__trace_copy(t, root, me, B);
-        osmp__mb_publish(m, OSMP__DOWN, s);
-        return OSMP_OK;
+        osmp__mb_publish(m, OSMP__DOWN, co->base + 1);
+        goto done;
     }
-    uint64_t first = osmp__slots_take(t, (uint64_t)n);
+    co->slots = osmp__slots_take(t, (uint64_t)n);
     /* (at most one mini line per receiver in a call: a receiver that stages
      * frees its line only after its chunks, which the root writes after it
      * has written every line) */
     if (!a->vector && B >= chunk && fits_ring(n, 1)) { /* exposed */
-        uint64_t s = base + 1, mini = osmp__minis_take(t, (uint64_t)n - 1), at;
+        co->minis = osmp__minis_take(t, (uint64_t)n - 1);
         if (me == root) {
-            at = osmp__expose_mapped(in);
-            for (int r = 0; r < n; r++) {
-                if (r == root) continue;
-                int slot = mini_of(mini, r, root);
-                char *line = osmp__mb_claim(m, OSMP__DOWN, slot, &r, 1, OSMP__DOWN, s);
+            co->at = osmp__expose_mapped(in);
+            for (co->i = 0; co->i < n; co->i++) {
+                if (co->i == root) continue;
+                OSMP__AWAIT_CLAIM(R, co, m, OSMP__DOWN, mini_of(co->minis, co->i, root));
+                int slot = mini_of(co->minis, co->i, root);
+                char *line = osmp__mb_claim(m, OSMP__DOWN, slot, &co->i, 1, OSMP__DOWN, co->base + 1);
                 if (!line) return m->failed;
-                memcpy(line, &at, sizeof(at));
-                osmp__mb_publish_slot(m, OSMP__DOWN, slot, s);
+                memcpy(line, &co->at, sizeof(co->at));
+                osmp__mb_publish_slot(m, OSMP__DOWN, slot, co->base + 1);
             }
-            if (at) {
+            if (co->at) {
                 root_own(t, a);
-                for (int r = 0; r < n; r++)
-                    if (r != root && osmp__mb_wait(m, r, OSMP__DOWN, s)) return m->failed;
-                return OSMP_OK;
+                for (co->i = 0; co->i < n; co->i++)
+                    if (co->i != root) OSMP__AWAIT(R, co, m, co->i, OSMP__DOWN, co->base + 1);
+                goto done;
             }
         } else {
-            int slot = mini_of(mini, me, root);
-            if (osmp__mb_wait_slot(m, root, OSMP__DOWN, slot, s)) return m->failed;
-            memcpy(&at, osmp__mb_slot(m, root, OSMP__DOWN, slot), sizeof(at));
-            if (at) {
-                const char *src = (const char *)(uintptr_t)at + (size_t)me * B;
-                if (osmp__copy_from(m->pids[root], m->local[root], a->out, src, B)) rc = OSMP_ERR_COPY;
+            OSMP__AWAIT_SLOT(R, co, m, root, OSMP__DOWN, mini_of(co->minis, me, root), co->base + 1);
+            memcpy(&co->at, osmp__mb_slot(m, root, OSMP__DOWN, mini_of(co->minis, me, root)), sizeof(co->at));
+            if (co->at) {
+                const char *src = (const char *)(uintptr_t)co->at + (size_t)me * B;
+                if (osmp__copy_from(m->pids[root], m->local[root], a->out, src, B)) co->rc = OSMP_ERR_COPY;
                 osmp__trace_copy(t, root, me, B);
-                osmp__mb_publish(m, OSMP__DOWN, s);
-                return rc;
+                osmp__mb_publish(m, OSMP__DOWN, co->base + 1);
+                goto done;
             }
         }
     }
     if (in_lines) {
         /* two-line blocks start at an even line (mailbox.h): one more taken, skipped if need be */
-        uint64_t s = base + 1, mini = osmp__minis_take(t, (uint64_t)(n - 1) * (uint64_t)lines + (lines > 1));
-        mini += lines > 1 && mini % 2;
+        co->minis = osmp__minis_take(t, (uint64_t)(n - 1) * (uint64_t)lines + (lines > 1));
+        co->minis += lines > 1 && co->minis % 2;
         if (me == root) {
-            for (int r = 0; r < n; r++) { /* 1 */
-                if (r == root) continue;
-                uint64_t at = mini + (uint64_t)(r - (r > root)) * (uint64_t)lines;
-                if ((rc = osmp__mb_send_minis(m, OSMP__DOWN, at, r, OSMP__DOWN, s, in + (size_t)r * B, B))) return rc;
+            for (co->i = 0; co->i < n; co->i++) { /* 1 */
+                if (co->i == root) continue;
+                OSMP__AWAIT_SEND_MINIS(R, co, rc, m, OSMP__DOWN,
+                                       co->minis + (uint64_t)(co->i - (co->i > root)) * (uint64_t)lines, co->i,
+                                       OSMP__DOWN, co->base + 1, in + (size_t)co->i * B, B);
                 osmp__trace_copy(t, me, me, B);
             }
             root_own(t, a);
-            return OSMP_OK;
+            goto done;
         }
-        uint64_t at = mini + (uint64_t)(me - (me > root)) * (uint64_t)lines;
-        if ((rc = osmp__mb_recv_minis(m, root, OSMP__DOWN, at, s, a->out, B))) return rc; /* 2 */
+        OSMP__AWAIT_RECV_MINIS(R, co, rc, m, root, OSMP__DOWN,
+                               co->minis + (uint64_t)(me - (me > root)) * (uint64_t)lines, co->base + 1, a->out,
+                               B); /* 2 */
         osmp__trace_copy(t, root, me, B);
-        osmp__mb_publish(m, OSMP__DOWN, s);
-        return OSMP_OK;
+        osmp__mb_publish(m, OSMP__DOWN, co->base + 1);
+        goto done;
     }
-    int lv = a->vector ? vector_lines(n, (me == root ? osmp__count_of(a, n - 1 - root) : a->count) * e) : 0;
     /* the largest block through the slots: a receiver knows only its own, the
      * root of scatterv finds it among the blocks that do not go in lines */
-    size_t most = me == root && a->vector ? 0 : B;
+    co->most = me == root && a->vector ? 0 : B;
     if (a->vector) { /* blocks of up to lv mini lines: in them (the root and the block's receiver both know its size) */
-        uint64_t s = base + 1, mini = osmp__minis_take(t, (uint64_t)(n - 1) * (uint64_t)lv + (lv > 1));
-        mini += lv > 1 && mini % 2;
-        for (int r = 0; me == root && r < n; r++) { /* 1 */
-            size_t bytes = osmp__count_of(a, r) * e;
-            if (r == root) continue;
-            if (!vector_in_line(bytes, lv)) {
-                most = bytes > most ? bytes : most;
+        co->minis = osmp__minis_take(t, (uint64_t)(n - 1) * (uint64_t)lv + (lv > 1));
+        co->minis += lv > 1 && co->minis % 2;
+        for (co->i = 0; me == root && co->i < n; co->i++) { /* 1 */
+            if (co->i == root) continue;
+            if (!vector_in_line(BYTES_OF(co->i), lv)) {
+                co->most = BYTES_OF(co->i) > co->most ? BYTES_OF(co->i) : co->most;
                 continue;
             }
-            uint64_t at = mini + (uint64_t)(r - (r > root)) * (uint64_t)lv;
-            if ((rc = osmp__mb_send_minis(m, OSMP__DOWN, at, r, OSMP__DOWN, s, in + osmp__displ_of(a, r) * e, bytes)))
-                return rc;
-            osmp__trace_copy(t, me, me, bytes);
+            OSMP__AWAIT_SEND_MINIS(R, co, rc, m, OSMP__DOWN,
+                                   co->minis + (uint64_t)(co->i - (co->i > root)) * (uint64_t)lv, co->i, OSMP__DOWN,
+                                   co->base + 1, in + osmp__displ_of(a, co->i) * e, BYTES_OF(co->i));
+            osmp__trace_copy(t, me, me, BYTES_OF(co->i));
         }
         if (me != root && vector_in_line(B, lv)) {
-            uint64_t at = mini + (uint64_t)(me - (me > root)) * (uint64_t)lv;
-            if ((rc = osmp__mb_recv_minis(m, root, OSMP__DOWN, at, s, a->out, B))) return rc; /* 2 */
+            OSMP__AWAIT_RECV_MINIS(R, co, rc, m, root, OSMP__DOWN,
+                                   co->minis + (uint64_t)(me - (me > root)) * (uint64_t)lv, co->base + 1, a->out,
+                                   B); /* 2 */
             osmp__trace_copy(t, root, me, B);
-            osmp__mb_publish(m, OSMP__DOWN, s);
-            return OSMP_OK;
+            osmp__mb_publish(m, OSMP__DOWN, co->base + 1);
+            goto done;
         }
     }
-    for (size_t c = 0; c * chunk < most; c++) {
-        for (int r = 0; r < n; r++) {
-            size_t bytes = (me == root ? osmp__count_of(a, r) : a->count) * e, off = c * chunk;
-            if (r == root || (me != root && me != r) || off >= bytes || (a->vector && vector_in_line(bytes, lv)))
+    for (co->c = 0; co->c * chunk < co->most; co->c++) {
+        for (co->i = 0; co->i < n; co->i++) {
+            if (co->i == root || (me != root && me != co->i) || co->c * chunk >= BYTES_OF(co->i) ||
+                (a->vector && vector_in_line(BYTES_OF(co->i), lv)))
                 continue;
-            uint64_t s = base + 1 + c * (uint64_t)n + (uint64_t)r;
-            int slot = osmp__mb_ring(m, first + c * (uint64_t)n + (uint64_t)r);
-            size_t len = bytes - off < chunk ? bytes - off : chunk;
             if (me == root) { /* 1 */
-                char *dst = osmp__mb_claim(m, OSMP__DOWN, slot, &r, 1, OSMP__DOWN, s);
-                if (!dst) return m->failed;
-                osmp__stage(t, dst, in + osmp__displ_of(a, r) * e + off, len);
-                osmp__trace_copy(t, me, me, len);
-                osmp__mb_publish(m, OSMP__DOWN, s);
+                OSMP__AWAIT_CLAIM(R, co, m, OSMP__DOWN,
+                                  osmp__mb_ring(m, co->slots + co->c * (uint64_t)n + (uint64_t)co->i));
             } else { /* 2 */
-                if (osmp__mb_wait(m, root, OSMP__DOWN, s)) return m->failed;
+                OSMP__AWAIT(R, co, m, root, OSMP__DOWN, co->base + 1 + co->c * (uint64_t)n + (uint64_t)co->i);
+            }
+            size_t bytes = BYTES_OF(co->i), off = co->c * chunk, len = bytes - off < chunk ? bytes - off : chunk;
+            uint64_t s = co->base + 1 + co->c * (uint64_t)n + (uint64_t)co->i;
+            int slot = osmp__mb_ring(m, co->slots + co->c * (uint64_t)n + (uint64_t)co->i);
+            if (me == root) {
+                char *dst = osmp__mb_claim(m, OSMP__DOWN, slot, &co->i, 1, OSMP__DOWN, s);
+                if (!dst) return m->failed;
+                osmp__stage(t, dst, in + osmp__displ_of(a, co->i) * e + off, len);
+                osmp__trace_copy(t, me, me, len);
+            } else {
                 memcpy((char *)a->out + off, osmp__mb_slot(m, root, OSMP__DOWN, slot), len);
                 osmp__trace_copy(t, root, me, len);
-                osmp__mb_publish(m, OSMP__DOWN, s);
             }
+            osmp__mb_publish(m, OSMP__DOWN, s);
         }
     }
     if (me == root) root_own(t, a);
-    return OSMP_OK;
+done:
+#undef BYTES_OF
+    OSMP__CO_END(R, co);
+    return co->rc;
 }
+OSMP__COMPILE_TWICE(osmp__scatter_direct, scatter_direct)
