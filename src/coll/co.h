@@ -51,6 +51,8 @@ struct osmp__co {
     uint64_t at;  /* a buffer's exposed address */
     size_t most;  /* the largest block through the slots */
     int rc;       /* a failure, returned once the steps after it are done */
+    int pred, succ; /* the ring's neighbours */
+    unsigned bits;  /* what a body learnt of its call (each says what) */
 };
 
 /* The body's switch: R = 0 enters at the start, always. */

@@ -5,10 +5,10 @@
  */
 #include <string.h>
 
-#include "coll/coll.h"
+#include "coll/co.h"
 
-int osmp__allgather_direct(osmp__coll_t t, const struct osmp__args *a);
 int osmp__allgather_ring(osmp__coll_t t, const struct osmp__args *a);
+int osmp__allgather_ring_co(osmp__coll_t t, const struct osmp__args *a, struct osmp__co *co);
 
 /*
  * Direct allgather protocol (the block fits the mailbox line, or one slot:
@@ -27,45 +27,57 @@ int osmp__allgather_ring(osmp__coll_t t, const struct osmp__args *a);
  * a slot, or copied once, it runs the ring, which takes each block's count.
  * This is the one choice made inside: selection sees one count, the largest
  * block only the counts show.
+ * Across waits (resumable form): the line (co->x) and rank r (co->i); a
+ * handover gives the ring the whole co.
  */
 size_t osmp__allgather_direct_max(osmp__coll_t t)
 {
     return t->mb.chunk;
 }
 
-int osmp__allgather_direct(osmp__coll_t t, const struct osmp__args *a)
+static inline __attribute__((always_inline)) int allgather_direct(osmp__coll_t t, const struct osmp__args *a,
+                                                                  struct osmp__co *co, const int R)
 {
+    struct osmp__mbox *m = &t->mb;
     size_t e = a->esize, B = a->count * e;
-    if (a->counts) {
+    if (a->counts) { /* (a resumption decides alike) */
         for (int r = 0; r < t->size; r++)
             if (a->counts[r] * e > B) B = a->counts[r] * e;
-        if (osmp__copy_once(a, B) || B > t->mb.chunk) /* (not my block's: every rank decides alike) */
-            return osmp__trace_handover(t, "ring"), osmp__allgather_ring(t, a);
-    }
-    struct osmp__direct x;
-    char *line = osmp__direct_claim(t, B, &x); /* 1 */
-    if (!line) return t->mb.failed;
-    char *out = a->out, *mine = out + osmp__displ_of(a, t->rank) * e;
-    size_t my = osmp__count_of(a, t->rank) * e;
-    if (my) { /* 2 */
-        memcpy(line, a->in, my);
-        osmp__trace_copy(t, t->rank, t->rank, my);
-    }
-    osmp__direct_publish(t, &x);
-    if (my && mine != a->in) {
-        memcpy(mine, a->in, my);
-        osmp__trace_copy(t, t->rank, t->rank, my);
-    }
-    for (int r = 0; r < t->size; r++) { /* 3 */
-        if (r == t->rank) continue;
-        const char *v = osmp__direct_read(t, &x, r);
-        if (!v) return t->mb.failed;
-        size_t b = osmp__count_of(a, r) * e;
-        if (b) {
-            memcpy(out + osmp__displ_of(a, r) * e, v, b);
-            osmp__trace_copy(t, r, t->rank, b);
+        if (osmp__copy_once(a, B) || B > t->mb.chunk) { /* (not my block's: every rank decides alike) */
+            if (!R) return osmp__trace_handover(t, "ring"), osmp__allgather_ring(t, a);
+            if (!co->pc) osmp__trace_handover(t, "ring");
+            return osmp__allgather_ring_co(t, a, co);
         }
     }
-    osmp__direct_done(t, &x); /* 4 */
+    char *out = a->out;
+    OSMP__CO_BEGIN(R, co);
+    osmp__direct_take(t, B, &co->x); /* 1 */
+    OSMP__AWAIT_CLAIM(R, co, m, co->x.d, co->x.slot);
+    {
+        char *line = osmp__direct_claim_taken(t, &co->x), *mine = out + osmp__displ_of(a, t->rank) * e;
+        if (!line) return m->failed;
+        size_t my = osmp__count_of(a, t->rank) * e;
+        if (my) { /* 2 */
+            memcpy(line, a->in, my);
+            osmp__trace_copy(t, t->rank, t->rank, my);
+        }
+        osmp__direct_publish(t, &co->x);
+        if (my && mine != a->in) {
+            memcpy(mine, a->in, my);
+            osmp__trace_copy(t, t->rank, t->rank, my);
+        }
+    }
+    for (co->i = 0; co->i < t->size; co->i++) { /* 3 */
+        if (co->i == t->rank) continue;
+        OSMP__AWAIT(R, co, m, co->i, co->x.d, co->x.s);
+        size_t b = osmp__count_of(a, co->i) * e;
+        if (b) {
+            memcpy(out + osmp__displ_of(a, co->i) * e, osmp__mb_slot(m, co->i, co->x.d, co->x.slot), b);
+            osmp__trace_copy(t, co->i, t->rank, b);
+        }
+    }
+    osmp__direct_done(t, &co->x); /* 4 */
+    OSMP__CO_END(R, co);
     return OSMP_OK;
 }
+OSMP__COMPILE_TWICE(osmp__allgather_direct, allgather_direct)

@@ -8,9 +8,7 @@
  */
 #include <string.h>
 
-#include "coll/coll.h"
-
-int osmp__allgather_ring(osmp__coll_t t, const struct osmp__args *a);
+#include "coll/co.h"
 
 /*
  * Protocol. Ring position p, predecessor ring[p-1], successor ring[p+1]; at
@@ -42,6 +40,10 @@ int osmp__allgather_ring(osmp__coll_t t, const struct osmp__args *a);
  * that copy is still in the owner's cache, modified, and a reader on another
  * core pays for every line of it; and nobody waits for the owner's own copy,
  * which comes last.
+ * Across waits (resumable form): my ring position (co->j), the neighbours
+ * (co->pred, succ), the chunks per step (co->k), whether some block goes by
+ * single copy (co->bits), the phase and first slot (co->base, slots), step k
+ * (co->i) and chunk c (co->c).
  */
 /* My own block from my input into place in my output (a zero count may come
  * with NULL; in place it is there already). */
@@ -56,76 +58,94 @@ static int own_block(osmp__coll_t t, const struct osmp__args *a)
     return OSMP_OK;
 }
 
-int osmp__allgather_ring(osmp__coll_t t, const struct osmp__args *a)
+/* Does chunk `off` of rank r's block go through the slots? */
+static inline int in_slot(const struct osmp__args *a, int r, size_t off)
+{
+    size_t bytes = osmp__count_of(a, r) * a->esize;
+    return !osmp__copy_once(a, bytes) && off < bytes;
+}
+
+static inline __attribute__((always_inline)) int allgather_ring(osmp__coll_t t, const struct osmp__args *a,
+                                                                struct osmp__co *co, const int R)
 {
     struct osmp__mbox *m = &t->mb;
     int n = t->size, me = t->rank;
     size_t e = a->esize, chunk = m->chunk;
     char *out = a->out;
-    const int *ring = osmp__ring_get(t);
+    const int *ring = osmp__ring_get(t); /* (a resumption finds the one built at the start) */
+    /* step k's blocks: the one I pass on, the one I take; item (k, c)'s step and slot */
+#define GIVE ring[(co->j + n - co->i) % n]
+#define TAKE ring[(co->j + 2 * n - 1 - co->i) % n]
+#define ITEM ((uint64_t)co->i * co->k + co->c)
+    OSMP__CO_BEGIN(R, co);
     if (!ring) return OSMP_ERR_NO_MEMORY;
-    int p = 0;
-    while (ring[p] != me) p++;
-    int pred = ring[(p + n - 1) % n], succ = ring[(p + 1) % n];
+    co->j = 0;
+    while (ring[co->j] != me) co->j++;
+    co->pred = ring[(co->j + n - 1) % n];
+    co->succ = ring[(co->j + 1) % n];
 
-    size_t nch = 1;
-    int any_once = 0;
+    co->k = 1; /* nch */
+    co->bits = 0; /* any_once */
     for (int r = 0; r < n; r++) {
         size_t bytes = osmp__count_of(a, r) * e;
-        if (osmp__copy_once(a, bytes)) any_once = 1;
-        else if ((bytes + chunk - 1) / chunk > nch) nch = (bytes + chunk - 1) / chunk;
+        if (osmp__copy_once(a, bytes)) co->bits = 1;
+        else if ((bytes + chunk - 1) / chunk > co->k) co->k = (bytes + chunk - 1) / chunk;
     }
     /* allgatherv: the step count comes from the largest block, which the size
      * check of osmp__run did not see (every rank refuses alike) */
-    if (nch > (OSMP__PHASE_STEPS - 2) / (uint64_t)n) return OSMP_ERR_RANGE;
-    uint64_t base = osmp__phase(t), first = osmp__slots_take(t, (uint64_t)(n - 1) * nch);
+    if (co->k > (OSMP__PHASE_STEPS - 2) / (uint64_t)n) return OSMP_ERR_RANGE;
+    co->base = osmp__phase(t);
+    co->slots = osmp__slots_take(t, (uint64_t)(n - 1) * co->k);
 
     if (n == 1) return own_block(t, a);
     osmp__mb_chan(m, me, OSMP__DOWN)->addr = osmp__expose(out);
     osmp__mb_chan(m, me, OSMP__UP)->addr = osmp__expose(a->in);
 
-    int rc = OSMP_OK;
-    for (int k = 0; k < n - 1; k++) {
-        int give = ring[(p + n - k) % n], take = ring[(p + 2 * n - 1 - k) % n];
-        size_t gbytes = osmp__count_of(a, give) * e, tbytes = osmp__count_of(a, take) * e;
-        int gonce = osmp__copy_once(a, gbytes), tonce = osmp__copy_once(a, tbytes);
-        for (size_t c = 0; c < nch; c++) {
-            uint64_t s = base + 1 + (uint64_t)k * nch + c;
-            size_t off = c * chunk;
-            int gslot = !gonce && off < gbytes, tslot = !tonce && off < tbytes;
-            if (c == 0 || gslot) { /* 2 */
-                if (gslot) {
+    for (co->i = 0; co->i < n - 1; co->i++) {
+        for (co->c = 0; co->c < co->k; co->c++) {
+            if (co->c == 0 || in_slot(a, GIVE, co->c * chunk)) { /* 2 */
+                if (in_slot(a, GIVE, co->c * chunk)) {
+                    OSMP__AWAIT_CLAIM(R, co, m, OSMP__DOWN, osmp__mb_ring(m, co->slots + ITEM));
+                    int give = GIVE;
+                    size_t gbytes = osmp__count_of(a, give) * e, off = co->c * chunk;
                     size_t len = gbytes - off < chunk ? gbytes - off : chunk;
-                    char *dst = osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, first + (uint64_t)k * nch + c), &succ, 1,
-                                               OSMP__UP, s);
+                    char *dst = osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, co->slots + ITEM), &co->succ, 1,
+                                               OSMP__UP, co->base + 1 + ITEM);
                     if (!dst) return m->failed;
-                    osmp__stage(t, dst, (k == 0 ? (const char *)a->in : out + osmp__displ_of(a, give) * e) + off, len);
+                    osmp__stage(t, dst, (co->i == 0 ? (const char *)a->in : out + osmp__displ_of(a, give) * e) + off,
+                                len);
                     osmp__trace_copy(t, me, me, len);
                 }
-                osmp__mb_publish(m, OSMP__DOWN, s);
+                osmp__mb_publish(m, OSMP__DOWN, co->base + 1 + ITEM);
             }
-            if (c == 0 || tslot) { /* 3 */
-                if (osmp__mb_wait(m, pred, OSMP__DOWN, s)) return m->failed;
+            if (co->c == 0 || in_slot(a, TAKE, co->c * chunk)) { /* 3 */
+                OSMP__AWAIT(R, co, m, co->pred, OSMP__DOWN, co->base + 1 + ITEM);
+                int take = TAKE, pred = co->pred;
+                size_t tbytes = osmp__count_of(a, take) * e, off = co->c * chunk;
                 char *dst = out + osmp__displ_of(a, take) * e + off;
-                if (tonce) {
-                    const char *src = k == 0 ? (const char *)(uintptr_t)osmp__mb_chan(m, pred, OSMP__UP)->addr
-                                             : (const char *)(uintptr_t)osmp__mb_chan(m, pred, OSMP__DOWN)->addr +
-                                                   osmp__displ_of(a, take) * e;
+                if (osmp__copy_once(a, tbytes)) {
+                    const char *src = co->i == 0 ? (const char *)(uintptr_t)osmp__mb_chan(m, pred, OSMP__UP)->addr
+                                                 : (const char *)(uintptr_t)osmp__mb_chan(m, pred, OSMP__DOWN)->addr +
+                                                       osmp__displ_of(a, take) * e;
                     if (tbytes && osmp__copy_from(m->pids[pred], m->local[pred], dst, src, tbytes))
                         return osmp__mb_fail(m, OSMP_ERR_COPY); /* my successor would read it from me */
                     osmp__trace_copy(t, pred, me, tbytes);
-                } else if (tslot) {
+                } else if (off < tbytes) {
                     size_t len = tbytes - off < chunk ? tbytes - off : chunk;
-                    memcpy(dst, osmp__mb_slot(m, pred, OSMP__DOWN, osmp__mb_ring(m, first + (uint64_t)k * nch + c)), len);
+                    memcpy(dst, osmp__mb_slot(m, pred, OSMP__DOWN, osmp__mb_ring(m, co->slots + ITEM)), len);
                     osmp__trace_copy(t, pred, me, len);
                 }
-                osmp__mb_publish(m, OSMP__UP, s);
+                osmp__mb_publish(m, OSMP__UP, co->base + 1 + ITEM);
             }
         }
     }
     own_block(t, a); /* 4 */
-    uint64_t done = base + 1 + (uint64_t)(n - 1) * nch; /* 5 */
-    osmp__mb_publish(m, OSMP__UP, done);
-    if (any_once && osmp__mb_wait(m, succ, OSMP__UP, done)) return m->failed;
-    return rc;
+    osmp__mb_publish(m, OSMP__UP, co->base + 1 + (uint64_t)(n - 1) * co->k); /* 5 */
+    if (co->bits) OSMP__AWAIT(R, co, m, co->succ, OSMP__UP, co->base + 1 + (uint64_t)(n - 1) * co->k);
+#undef GIVE
+#undef TAKE
+#undef ITEM
+    OSMP__CO_END(R, co);
+    return OSMP_OK;
 }
+OSMP__COMPILE_TWICE(osmp__allgather_ring, allgather_ring)

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "coll/coll.h"
+#include "coll/co.h"
 
 /*
  * Direct alltoall protocol (the n - 1 blocks of my send vector for the others
@@ -21,34 +21,43 @@
  *   3. for every other rank r, wait for its line d at s and copy my block from
  *      there to block r of my output;
  *   4. fetch line 1-d, owe "done reading s" on it (osmp__direct_done).
+ * Across waits (resumable form): the line (co->x) and rank r (co->i).
  */
 size_t osmp__alltoall_direct_max(osmp__coll_t t)
 {
     return t->size > 1 ? t->mb.chunk / (size_t)(t->size - 1) : SIZE_MAX;
 }
 
-int osmp__alltoall_direct(osmp__coll_t t, const struct osmp__args *a)
+static inline __attribute__((always_inline)) int alltoall_direct(osmp__coll_t t, const struct osmp__args *a,
+                                                                 struct osmp__co *co, const int R)
 {
+    struct osmp__mbox *m = &t->mb;
     int me = t->rank, n = t->size;
     size_t B = a->count * a->esize, V = B * (size_t)(n - 1);
-    struct osmp__direct x;
-    char *line = osmp__direct_claim(t, V, &x); /* 1 */
-    if (!line) return t->mb.failed;
     const char *in = a->in;
     char *out = a->out;
-    memcpy(line, in, (size_t)me * B); /* 2 */
-    memcpy(line + (size_t)me * B, in + (size_t)(me + 1) * B, (size_t)(n - 1 - me) * B);
+    OSMP__CO_BEGIN(R, co);
+    osmp__direct_take(t, V, &co->x); /* 1 */
+    OSMP__AWAIT_CLAIM(R, co, m, co->x.d, co->x.slot);
+    {
+        char *line = osmp__direct_claim_taken(t, &co->x);
+        if (!line) return m->failed;
+        memcpy(line, in, (size_t)me * B); /* 2 */
+        memcpy(line + (size_t)me * B, in + (size_t)(me + 1) * B, (size_t)(n - 1 - me) * B);
+    }
     osmp__trace_copy(t, me, me, V);
-    osmp__direct_publish(t, &x);
+    osmp__direct_publish(t, &co->x);
     memcpy(out + (size_t)me * B, in + (size_t)me * B, B); /* (in place, the input is a copy: api.c) */
     osmp__trace_copy(t, me, me, B);
-    for (int r = 0; r < n; r++) { /* 3 */
-        if (r == me) continue;
-        const char *v = osmp__direct_read(t, &x, r);
-        if (!v) return t->mb.failed;
-        memcpy(out + (size_t)r * B, v + (size_t)(me - (me > r)) * B, B);
-        osmp__trace_copy(t, r, me, B);
+    for (co->i = 0; co->i < n; co->i++) { /* 3 */
+        if (co->i == me) continue;
+        OSMP__AWAIT(R, co, m, co->i, co->x.d, co->x.s);
+        memcpy(out + (size_t)co->i * B, osmp__mb_slot(m, co->i, co->x.d, co->x.slot) + (size_t)(me - (me > co->i)) * B,
+               B);
+        osmp__trace_copy(t, co->i, me, B);
     }
-    osmp__direct_done(t, &x); /* 4 */
+    osmp__direct_done(t, &co->x); /* 4 */
+    OSMP__CO_END(R, co);
     return OSMP_OK;
 }
+OSMP__COMPILE_TWICE(osmp__alltoall_direct, alltoall_direct)
