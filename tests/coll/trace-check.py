@@ -489,7 +489,7 @@ NONBLOCKING = {
                               {"bcast", "reduce", "allreduce"}),
     "nonblocking-64-kunpeng-pipelined": (64, ["--topology", "{T}/kunpeng920-2x64-clusters.xml"], ["--bind", "scatter"],
                                          {"OSMP_CHUNK_SIZE": "1024", "OSMP_PIPELINE_DEPTH": "2"}, 65541,
-                                         {"bcast", "allgather"}),
+                                         {"bcast", "allgather", "reduce_scatter_block"}),
 }
 
 SC0 = {"OSMP_SINGLE_COPY": "cma", "OSMP_SINGLE_COPY_MIN": "0"}

@@ -11,9 +11,7 @@
  */
 #include <string.h>
 
-#include "coll/coll.h"
-
-int osmp__reduce_scatter_block_ring(osmp__coll_t t, const struct osmp__args *a);
+#include "coll/co.h"
 
 /*
  * Protocol. Ring position p, predecessor ring[p-1], successor ring[p+1]. The
@@ -52,53 +50,62 @@ int osmp__reduce_scatter_block_ring(osmp__coll_t t, const struct osmp__args *a);
  * entry point copies the input when counts differ).
  * Single copy would save only the first hop of each block (the partial sums
  * exist in the slots only), so the ring always goes through the slots.
+ * Across waits (resumable form): my ring position (co->j), the neighbours
+ * (co->pred, succ), the chunks (co->k), the phase (co->base), chunk c (co->c)
+ * and step k (co->i).
  */
-int osmp__reduce_scatter_block_ring(osmp__coll_t t, const struct osmp__args *a)
+static inline __attribute__((always_inline)) int reduce_scatter_block_ring(osmp__coll_t t,
+                                                                           const struct osmp__args *a,
+                                                                           struct osmp__co *co, const int R)
 {
     struct osmp__mbox *m = &t->mb;
     int n = t->size, me = t->rank;
     size_t e = a->esize, per = m->chunk / e;
     const char *in = a->in;
     char *out = a->out;
-    const int *ring = osmp__ring_get(t);
-    if (!ring) return OSMP_ERR_NO_MEMORY;
+    const int *ring = osmp__ring_get(t); /* (a resumption finds the one built at the start) */
     /* reduce_scatter gives counts only: its blocks lie back to back, and the
-     * ring visits them out of order, once per chunk */
-    const size_t *displs = a->displs;
-    if (a->counts && !displs) {
+     * ring visits them out of order, once per chunk (t->displs, filled at the
+     * start) */
+    const size_t *displs = a->displs ? a->displs : a->counts ? t->displs : NULL;
+    /* step k's block, item j of chunk c, step k */
+#define BLOCK ring[(co->j + 2 * n - 1 - co->i) % n]
+#define J ((uint64_t)co->c * (uint64_t)(n - 1) + (uint64_t)co->i)
+    OSMP__CO_BEGIN(R, co);
+    if (!ring) return OSMP_ERR_NO_MEMORY;
+    if (a->counts && !a->displs) {
         size_t *d = osmp__displs_get(t);
         if (!d) return OSMP_ERR_NO_MEMORY;
         for (int r = 0; r < n; r++) d[r] = r ? d[r - 1] + a->counts[r - 1] : 0;
         displs = d;
     }
-    size_t nch = 0;
+    co->k = 0; /* nch */
     for (int r = 0; r < n; r++) {
         size_t chunks = (osmp__count_of(a, r) + per - 1) / per;
-        if (chunks > nch) nch = chunks;
+        if (chunks > co->k) co->k = chunks;
     }
     /* reduce_scatter: the step count comes from the largest block, which the
      * size check of osmp__run did not see (every rank refuses alike) */
-    if (n > 1 && nch > (OSMP__PHASE_STEPS - 2) / (uint64_t)(n - 1)) return OSMP_ERR_RANGE;
-    uint64_t base = osmp__phase(t);
+    if (n > 1 && co->k > (OSMP__PHASE_STEPS - 2) / (uint64_t)(n - 1)) return OSMP_ERR_RANGE;
+    co->base = osmp__phase(t);
 
-    int p = 0;
-    while (ring[p] != me) p++;
-    int pred = ring[(p + n - 1) % n], succ = ring[(p + 1) % n];
-    for (size_t c = 0; c < nch; c++) {
-        size_t off = c * per;
-        for (int k = 0; k < n; k++) {
-            int b = ring[(p + 2 * n - 1 - k) % n];
-            size_t count = osmp__count_of(a, b);
-            if (off >= count) continue;
+    co->j = 0;
+    while (ring[co->j] != me) co->j++;
+    co->pred = ring[(co->j + n - 1) % n];
+    co->succ = ring[(co->j + 1) % n];
+    for (co->c = 0; co->c < co->k; co->c++) {
+        for (co->i = 0; co->i < n; co->i++) {
+            if (co->c * per >= osmp__count_of(a, BLOCK)) continue;
+            if (co->i > 0) OSMP__AWAIT(R, co, m, co->pred, OSMP__DOWN, co->base + J); /* 1 */
+            if (co->i < n - 1) OSMP__AWAIT_CLAIM(R, co, m, J % 2 ? OSMP__UP : OSMP__DOWN, osmp__mb_ring(m, J / 2));
+            int k = co->i, b = BLOCK;
+            size_t off = co->c * per, count = osmp__count_of(a, b);
             size_t len = count - off < per ? count - off : per;
-            uint64_t j = (uint64_t)c * (uint64_t)(n - 1) + (uint64_t)k;
+            uint64_t j = J;
             const char *partial = NULL;
-            if (k > 0) { /* 1 */
-                if (osmp__mb_wait(m, pred, OSMP__DOWN, base + j)) return m->failed;
-                partial = osmp__mb_slot(m, pred, (j - 1) % 2 ? OSMP__UP : OSMP__DOWN, osmp__mb_ring(m, (j - 1) / 2));
-            }
-            char *dst = k < n - 1 ? osmp__mb_claim(m, j % 2 ? OSMP__UP : OSMP__DOWN, osmp__mb_ring(m, j / 2), &succ,
-                                                   1, OSMP__UP, base + 1 + j)
+            if (k > 0) partial = osmp__mb_slot(m, co->pred, (j - 1) % 2 ? OSMP__UP : OSMP__DOWN, osmp__mb_ring(m, (j - 1) / 2));
+            char *dst = k < n - 1 ? osmp__mb_claim(m, j % 2 ? OSMP__UP : OSMP__DOWN, osmp__mb_ring(m, j / 2),
+                                                   &co->succ, 1, OSMP__UP, co->base + 1 + j)
                                   : out + off * e; /* 2 (reached with elements of mine only: out may be NULL) */
             if (!dst) return m->failed;
             const char *x = in + ((displs ? displs[b] : (size_t)b * a->count) + off) * e;
@@ -113,12 +120,16 @@ int osmp__reduce_scatter_block_ring(osmp__coll_t t, const struct osmp__args *a)
             }
             if (partial) {
                 if (!a->fn3) a->fn(dst, partial, len);
-                osmp__trace_copy(t, pred, me, len * e); /* read into my partial sum */
+                osmp__trace_copy(t, co->pred, me, len * e); /* read into my partial sum */
                 osmp__trace_reduce(t, 2 * len * e);
             }
-            if (k < n - 1) osmp__mb_publish(m, OSMP__DOWN, base + 1 + j); /* 4 */
-            if (k > 0) osmp__mb_publish(m, OSMP__UP, base + j);
+            if (k < n - 1) osmp__mb_publish(m, OSMP__DOWN, co->base + 1 + j); /* 4 */
+            if (k > 0) osmp__mb_publish(m, OSMP__UP, co->base + j);
         }
     }
+#undef BLOCK
+#undef J
+    OSMP__CO_END(R, co);
     return OSMP_OK;
 }
+OSMP__COMPILE_TWICE(osmp__reduce_scatter_block_ring, reduce_scatter_block_ring)
