@@ -32,6 +32,7 @@ struct osmp__co_sub {
     int pc;
     int i, j, pending;
     char *dst[OSMP__MINI_LINES_MAX];
+    size_t c, k;
 };
 
 struct osmp__co {
@@ -53,6 +54,8 @@ struct osmp__co {
     int rc;       /* a failure, returned once the steps after it are done */
     int pred, succ; /* the ring's neighbours */
     unsigned bits;  /* what a body learnt of its call (each says what) */
+    char *dst;      /* a slot claimed before a wait and filled after it */
+    size_t off;     /* a place in a stream (bytes) */
 };
 
 /* The body's switch: R = 0 enters at the start, always. */

@@ -11,9 +11,7 @@
 #include <string.h>
 
 #include "common/fault.h"
-#include "coll/tree.h"
-
-int osmp__gather_hier(osmp__coll_t t, const struct osmp__args *a);
+#include "coll/co.h"
 
 /* Byte q of the root's stream onwards into the output: block q / B is rank
  * sub[q / B]'s. Consecutive ranks take one copy. */
@@ -50,56 +48,73 @@ static void root_put(osmp__coll_t t, const struct osmp__tree *tr, char *out, siz
  *   3. the root does 1 and 2 into its output, one stream of nsub * B bytes,
  *      each block to its rank's place.
  */
-static int gather_slots(osmp__coll_t t, const struct osmp__args *a, const struct osmp__tree *tr, uint64_t base,
-                        size_t B)
+static inline __attribute__((always_inline)) int gather_slots(osmp__coll_t t, const struct osmp__args *a,
+                                                              struct osmp__co *co, size_t B, const int R)
 {
     struct osmp__mbox *m = &t->mb;
-    int me = t->rank, root = tr->parent < 0, ci = 0, waited = 0;
-    size_t C = m->chunk, L = (size_t)tr->nsub * B, j = 0, coff = B;
+    const struct osmp__tree *tr = co->tree;
+    int me = t->rank, root = tr->parent < 0;
+    size_t C = m->chunk, L = (size_t)tr->nsub * B;
     char *out = a->out;
-    uint64_t first = 0, g = 0; /* my chunks' numbers at my parent; the next child chunk's number here */
+    uint64_t first = 0; /* my chunks' numbers at my parent */
     for (int i = 0; i < tr->nbefore; i++) first += ((size_t)tr->before_nsub[i] * B + C - 1) / C;
     size_t nk = root ? 1 : (L + C - 1) / C;
-    for (size_t k = 0; k < nk; k++) {
-        size_t lo = root ? 0 : k * C, hi = root || L - lo < C ? L : lo + C;
-        char *dst = NULL;
+    /* Across waits: chunk k (co->c), my child ci (co->i), its chunk j (co->k)
+     * at coff in my stream (co->off), whether I waited for it (co->bits), the
+     * next child chunk's number here g (co->s), my slot (co->dst). */
+#define LO (root ? 0 : co->c * C)
+#define HI (root || L - LO < C ? L : LO + C)
+    OSMP__CO_BEGIN(R, co);
+    co->i = 0;
+    co->bits = 0;
+    co->k = 0;
+    co->off = B;
+    co->s = 0;
+    for (co->c = 0; co->c < nk; co->c++) {
+        co->dst = NULL;
         if (!root) {
-            dst = osmp__mb_claim(m, OSMP__UP, osmp__mb_ring(m, k), &tr->parent, 1, OSMP__DOWN, base + 1 + first + k);
-            if (!dst) return m->failed;
+            OSMP__AWAIT_CLAIM(R, co, m, OSMP__UP, osmp__mb_ring(m, co->c));
+            co->dst = osmp__mb_claim(m, OSMP__UP, osmp__mb_ring(m, co->c), &tr->parent, 1, OSMP__DOWN,
+                                     co->base + 1 + first + co->c);
+            if (!co->dst) return m->failed;
         }
-        if (lo < B) { /* 1 */
-            size_t n = (hi < B ? hi : B) - lo;
-            char *to = root ? out + (size_t)me * B : dst;
+        if (LO < B) { /* 1 */
+            size_t lo = LO, n = (HI < B ? HI : B) - lo;
+            char *to = root ? out + (size_t)me * B : co->dst;
             if (to != (const char *)a->in + lo) {
                 memcpy(to, (const char *)a->in + lo, n);
                 osmp__trace_copy(t, me, me, n);
             }
         }
-        while (ci < tr->nchildren) {
-            int c = tr->children[ci];
-            size_t cl = (size_t)tr->child_nsub[ci] * B, s0 = coff + j * C, len = cl - j * C < C ? cl - j * C : C;
-            if (s0 >= hi) break;
-            if (!waited && osmp__mb_wait(m, c, OSMP__UP, base + 1 + j)) return m->failed;
-            waited = 1;
-            const char *src = osmp__mb_slot(m, c, OSMP__UP, osmp__mb_ring(m, j));
+        while (co->i < tr->nchildren) {
+            if (co->off + co->k * C >= HI) break;
+            if (!co->bits) OSMP__AWAIT(R, co, m, tr->children[co->i], OSMP__UP, co->base + 1 + co->k);
+            co->bits = 1;
+            int c = tr->children[co->i];
+            size_t lo = LO, hi = HI, cl = (size_t)tr->child_nsub[co->i] * B, s0 = co->off + co->k * C,
+                   len = cl - co->k * C < C ? cl - co->k * C : C;
+            const char *src = osmp__mb_slot(m, c, OSMP__UP, osmp__mb_ring(m, co->k));
             size_t from = s0 > lo ? s0 : lo, to = s0 + len < hi ? s0 + len : hi;
             if (root) {
                 root_put(t, tr, out, B, from, src + (from - s0), to - from, c); /* 3 */
             } else {
-                memcpy(dst + (from - lo), src + (from - s0), to - from);
+                memcpy(co->dst + (from - lo), src + (from - s0), to - from);
                 osmp__trace_copy(t, c, me, to - from);
             }
             if (to < s0 + len) break; /* its rest goes into my next chunk */
-            osmp__mb_publish(m, OSMP__DOWN, base + 1 + g++); /* 2 */
-            waited = 0;
-            if (++j * C >= cl) {
-                coff += cl;
-                j = 0;
-                ci++;
+            osmp__mb_publish(m, OSMP__DOWN, co->base + 1 + co->s++); /* 2 */
+            co->bits = 0;
+            if (++co->k * C >= cl) {
+                co->off += cl;
+                co->k = 0;
+                co->i++;
             }
         }
-        if (!root) osmp__mb_publish(m, OSMP__UP, base + 1 + k); /* 1 */
+        if (!root) osmp__mb_publish(m, OSMP__UP, co->base + 1 + co->c); /* 1 */
     }
+#undef LO
+#undef HI
+    OSMP__CO_END(R, co);
     return OSMP_OK;
 }
 
@@ -117,60 +132,87 @@ static int gather_slots(osmp__coll_t t, const struct osmp__args *a, const struct
  *   4. a non-root leader exposes its staging buffer (null when it, or a subtree
  *      below it, failed) and publishes up base+1, then waits for 3 of its parent.
  */
-static int gather_once(osmp__coll_t t, const struct osmp__args *a, const struct osmp__tree *tr, uint64_t base,
-                       size_t B)
+static inline __attribute__((always_inline)) int gather_once(osmp__coll_t t, const struct osmp__args *a,
+                                                             struct osmp__co *co, size_t B, const int R)
 {
     struct osmp__mbox *m = &t->mb;
-    int me = t->rank, root = tr->parent < 0, rc = OSMP_OK;
-    size_t off = B;
-    char *out = a->out, *stage = NULL;
+    const struct osmp__tree *tr = co->tree;
+    int me = t->rank, root = tr->parent < 0;
+    char *out = a->out;
+    /* Across waits: my staging buffer (co->p.scratch: a request frees it
+     * when it fails), my failure (co->rc), child i (co->i) at off in my
+     * stream (co->off). */
+    OSMP__CO_BEGIN(R, co);
+    co->rc = OSMP_OK;
+    co->off = B;
     if (!root && tr->nchildren) {
-        stage = osmp__malloc((size_t)tr->nsub * B);
-        if (!stage) rc = OSMP_ERR_NO_MEMORY;
+        co->p.scratch = osmp__malloc((size_t)tr->nsub * B);
+        if (!co->p.scratch) co->rc = OSMP_ERR_NO_MEMORY;
     }
     if (root && a->in != out + (size_t)me * B) {
         memcpy(out + (size_t)me * B, a->in, B);
         osmp__trace_copy(t, me, me, B);
-    } else if (stage) {
-        memcpy(stage, a->in, B);
+    } else if (co->p.scratch) {
+        memcpy(co->p.scratch, a->in, B);
         osmp__trace_copy(t, me, me, B);
     }
-    for (int i = 0; i < tr->nchildren; i++) { /* 2 */
-        int c = tr->children[i];
-        size_t cl = (size_t)tr->child_nsub[i] * B;
-        if (osmp__mb_wait(m, c, OSMP__UP, base + 1)) {
-            free(stage);
-            return m->failed;
-        }
+    for (co->i = 0; co->i < tr->nchildren; co->i++) { /* 2 */
+        OSMP__AWAIT(R, co, m, tr->children[co->i], OSMP__UP, co->base + 1);
+        int c = tr->children[co->i];
+        size_t cl = (size_t)tr->child_nsub[co->i] * B, off = co->off;
+        char *stage = co->p.scratch;
         const char *src = (const char *)(uintptr_t)osmp__mb_chan(m, c, OSMP__UP)->addr;
         if (!src) {
-            if (!rc) rc = OSMP_ERR_NO_MEMORY;
+            if (!co->rc) co->rc = OSMP_ERR_NO_MEMORY;
         } else if (root) {
-            for (size_t p = off / B, e = p + tr->child_nsub[i]; p < e;) {
+            for (size_t p = off / B, e = p + tr->child_nsub[co->i]; p < e;) {
                 size_t run = 1; /* ranks that follow each other in the stream and in the output */
                 while (p + run < e && tr->sub[p + run] == tr->sub[p] + (int)run) run++;
                 if (osmp__copy_from(m->pids[c], m->local[c], out + (size_t)tr->sub[p] * B,
                                     src + (p - off / B) * B, run * B))
-                    rc = OSMP_ERR_COPY;
+                    co->rc = OSMP_ERR_COPY;
                 osmp__trace_copy(t, c, me, run * B);
                 p += run;
             }
-        } else if (stage && !rc) {
-            if (osmp__copy_from(m->pids[c], m->local[c], stage + off, src, cl)) rc = OSMP_ERR_COPY;
+        } else if (stage && !co->rc) {
+            if (osmp__copy_from(m->pids[c], m->local[c], stage + off, src, cl)) co->rc = OSMP_ERR_COPY;
             osmp__trace_copy(t, c, me, cl);
         }
-        off += cl;
+        co->off += cl;
     }
-    if (tr->nchildren) osmp__mb_publish(m, OSMP__DOWN, base + 1); /* 3 */
-    if (root) return rc;
-    osmp__mb_chan(m, me, OSMP__UP)->addr = osmp__expose(!tr->nchildren ? a->in : rc ? NULL : stage);
-    osmp__mb_publish(m, OSMP__UP, base + 1); /* 1, 4 */
-    if (osmp__mb_wait(m, tr->parent, OSMP__DOWN, base + 1)) rc = m->failed;
-    free(stage);
-    return rc;
+    if (tr->nchildren) osmp__mb_publish(m, OSMP__DOWN, co->base + 1); /* 3 */
+    if (root) goto done;
+    osmp__mb_chan(m, me, OSMP__UP)->addr = osmp__expose(!tr->nchildren ? a->in : co->rc ? NULL : co->p.scratch);
+    osmp__mb_publish(m, OSMP__UP, co->base + 1); /* 1, 4 */
+    OSMP__AWAIT(R, co, m, tr->parent, OSMP__DOWN, co->base + 1); /* (a failure: the buffer is freed below, or by the request) */
+    free(co->p.scratch);
+    co->p.scratch = NULL;
+done:
+    OSMP__CO_END(R, co);
+    return co->rc;
 }
 
-int osmp__gather_hier(osmp__coll_t t, const struct osmp__args *a)
+/* The plan's flat tree rooted at a->root, a new phase, and the protocol that
+ * the block's size says (osmp__hier_run, with its start kept in the co). */
+static inline __attribute__((always_inline)) int gather_hier(osmp__coll_t t, const struct osmp__args *a,
+                                                             struct osmp__co *co, const int R)
 {
-    return osmp__hier_run(t, a, gather_slots, gather_once);
+    size_t B = a->count * a->esize;
+    if (!R || !co->pc) { /* (not started yet) */
+        co->p.scratch = NULL;
+        if (!(co->tree = osmp__tree_get(t, 0, a->root))) return OSMP_ERR_NO_MEMORY;
+        co->base = osmp__phase(t);
+        if (!B) return OSMP_OK; /* every rank's count is the same: nobody waits */
+    }
+    return osmp__copy_once(a, B) ? gather_once(t, a, co, B, R) : gather_slots(t, a, co, B, R);
 }
+
+/* A failed blocking call frees its staging buffer here, a request when it ends (team/request.c). */
+static inline __attribute__((always_inline)) int gather_hier_run(osmp__coll_t t, const struct osmp__args *a,
+                                                                 struct osmp__co *co, const int R)
+{
+    int rc = gather_hier(t, a, co, R);
+    if (rc && !R) free(co->p.scratch);
+    return rc;
+}
+OSMP__COMPILE_TWICE(osmp__gather_hier, gather_hier_run)

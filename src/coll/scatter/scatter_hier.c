@@ -9,9 +9,7 @@
 #include <string.h>
 
 #include "common/fault.h"
-#include "coll/tree.h"
-
-int osmp__scatter_hier(osmp__coll_t t, const struct osmp__args *a);
+#include "coll/co.h"
 
 /* The children whose streams overlap bytes [lo, hi) of my down stream (my
  * children's streams one after the other): a run of them, first *i. */
@@ -47,24 +45,36 @@ static int overlapping(const struct osmp__tree *tr, size_t B, size_t lo, size_t 
  *      publishes up base+1+j (the parent may reuse the slot). Consuming never
  *      waits on a later chunk of the parent, so depth 1 suffices.
  */
-static int scatter_slots(osmp__coll_t t, const struct osmp__args *a, const struct osmp__tree *tr, uint64_t base,
-                         size_t B)
+static inline __attribute__((always_inline)) int scatter_slots(osmp__coll_t t, const struct osmp__args *a,
+                                                               struct osmp__co *co, size_t B, const int R)
 {
     struct osmp__mbox *m = &t->mb;
+    const struct osmp__tree *tr = co->tree;
     int me = t->rank, i;
     size_t C = m->chunk, L = (size_t)tr->nsub * B, D = L - B;
     const char *in = a->in;
     char *out = a->out;
+    size_t s0 = 0; /* my stream's place in my parent's down stream */
+    for (int b = 0; b < tr->nbefore; b++) s0 += (size_t)tr->before_nsub[b] * B;
+    /* Across waits: the root's chunk k, a rank's parent's chunk j (co->c), where
+     * I am in it (co->off: `from`), my down chunk claimed (co->k: 1 + it, 0
+     * none) and its slot (co->dst). The parent's chunk j: its slot, and where
+     * my part of it ends. */
+#define SRC osmp__mb_slot(m, tr->parent, OSMP__DOWN, osmp__mb_ring(m, co->c))
+#define TO (s0 + L < (co->c + 1) * C ? s0 + L : (co->c + 1) * C)
+#define KD ((co->off - s0 - B) / C)
+    OSMP__CO_BEGIN(R, co);
     if (tr->parent < 0) {
         if (out != in + (size_t)me * B) {
             memcpy(out, in + (size_t)me * B, B);
             osmp__trace_copy(t, me, me, B);
         }
-        for (size_t k = 0; k * C < D; k++) { /* 1 */
-            size_t lo = k * C, hi = D - lo < C ? D : lo + C;
+        for (co->c = 0; co->c * C < D; co->c++) { /* 1 */
+            OSMP__AWAIT_CLAIM(R, co, m, OSMP__DOWN, osmp__mb_ring(m, co->c));
+            size_t lo = co->c * C, hi = D - lo < C ? D : lo + C;
             int n = overlapping(tr, B, lo, hi, &i);
-            char *dst = osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, k), tr->children + i, n, OSMP__UP,
-                                       base + 1 + k);
+            char *dst = osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, co->c), tr->children + i, n, OSMP__UP,
+                                       co->base + 1 + co->c);
             if (!dst) return m->failed;
             for (size_t q = B + lo; q < B + hi;) {
                 size_t p = q / B, at = q % B, len = B - at < B + hi - q ? B - at : B + hi - q;
@@ -72,41 +82,46 @@ static int scatter_slots(osmp__coll_t t, const struct osmp__args *a, const struc
                 osmp__trace_copy(t, me, me, len);
                 q += len;
             }
-            osmp__mb_publish(m, OSMP__DOWN, base + 1 + k);
+            osmp__mb_publish(m, OSMP__DOWN, co->base + 1 + co->c);
         }
-        return OSMP_OK;
+        goto done;
     }
-    size_t s0 = 0; /* my stream's place in my parent's down stream */
-    for (int b = 0; b < tr->nbefore; b++) s0 += (size_t)tr->before_nsub[b] * B;
-    char *dst = NULL;
-    size_t claimed = 0; /* 1 + the down chunk dst is */
-    for (size_t j = s0 / C; j * C < s0 + L; j++) { /* 2 */
-        if (osmp__mb_wait(m, tr->parent, OSMP__DOWN, base + 1 + j)) return m->failed;
-        const char *src = osmp__mb_slot(m, tr->parent, OSMP__DOWN, osmp__mb_ring(m, j));
-        size_t from = s0 > j * C ? s0 : j * C, to = s0 + L < (j + 1) * C ? s0 + L : (j + 1) * C;
-        while (from < to) {
-            size_t q = from - s0, n;
-            if (q < B) {
-                n = B - q < to - from ? B - q : to - from;
-                memcpy(out + q, src + (from - j * C), n);
-            } else {
-                size_t d = q - B, k = d / C, end = D - k * C < C ? D : (k + 1) * C;
-                if (claimed != k + 1) {
-                    int cn = overlapping(tr, B, k * C, end, &i);
-                    dst = osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, k), tr->children + i, cn, OSMP__UP,
-                                         base + 1 + k);
-                    if (!dst) return m->failed;
-                    claimed = k + 1;
-                }
-                n = end - d < to - from ? end - d : to - from;
-                memcpy(dst + (d - k * C), src + (from - j * C), n);
-                if (d + n == end) osmp__mb_publish(m, OSMP__DOWN, base + 1 + k);
+    co->dst = NULL;
+    co->k = 0; /* 1 + the down chunk dst is */
+    for (co->c = s0 / C; co->c * C < s0 + L; co->c++) { /* 2 */
+        OSMP__AWAIT(R, co, m, tr->parent, OSMP__DOWN, co->base + 1 + co->c);
+        co->off = s0 > co->c * C ? s0 : co->c * C;
+        while (co->off < TO) {
+            if (co->off - s0 < B) {
+                size_t q = co->off - s0, n = B - q < TO - co->off ? B - q : TO - co->off;
+                memcpy(out + q, SRC + (co->off - co->c * C), n);
+                osmp__trace_copy(t, tr->parent, me, n);
+                co->off += n;
+                continue;
             }
+            if (co->k != KD + 1) {
+                OSMP__AWAIT_CLAIM(R, co, m, OSMP__DOWN, osmp__mb_ring(m, KD));
+                size_t k = KD, end = D - k * C < C ? D : (k + 1) * C;
+                int cn = overlapping(tr, B, k * C, end, &i);
+                co->dst = osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, k), tr->children + i, cn, OSMP__UP,
+                                         co->base + 1 + k);
+                if (!co->dst) return m->failed;
+                co->k = k + 1;
+            }
+            size_t d = co->off - s0 - B, k = d / C, end = D - k * C < C ? D : (k + 1) * C;
+            size_t n = end - d < TO - co->off ? end - d : TO - co->off;
+            memcpy(co->dst + (d - k * C), SRC + (co->off - co->c * C), n);
+            if (d + n == end) osmp__mb_publish(m, OSMP__DOWN, co->base + 1 + k);
             osmp__trace_copy(t, tr->parent, me, n);
-            from += n;
+            co->off += n;
         }
-        osmp__mb_publish(m, OSMP__UP, base + 1 + j); /* 3 */
+        osmp__mb_publish(m, OSMP__UP, co->base + 1 + co->c); /* 3 */
     }
+#undef SRC
+#undef TO
+#undef KD
+done:
+    OSMP__CO_END(R, co);
     return OSMP_OK;
 }
 
@@ -121,13 +136,20 @@ static int scatter_slots(osmp__coll_t t, const struct osmp__args *a, const struc
  *   3. a leader keeps its block, exposes its buffer and publishes down base+1;
  *   4. a leader returns (frees) once all its children have published up base+1.
  */
-static int scatter_once(osmp__coll_t t, const struct osmp__args *a, const struct osmp__tree *tr, uint64_t base,
-                        size_t B)
+static inline __attribute__((always_inline)) int scatter_once(osmp__coll_t t, const struct osmp__args *a,
+                                                              struct osmp__co *co, size_t B, const int R)
 {
     struct osmp__mbox *m = &t->mb;
-    int me = t->rank, root = tr->parent < 0, rc = OSMP_OK;
+    const struct osmp__tree *tr = co->tree;
+    int me = t->rank, root = tr->parent < 0;
     const char *in = a->in;
-    char *out = a->out, *stage = NULL;
+    char *out = a->out;
+    /* Across waits: a leader's staging buffer (co->p.scratch: a request frees
+     * it when it fails; a leaf stages in its output), my failure (co->rc),
+     * child i (co->i). */
+#define STAGE (tr->nchildren ? co->p.scratch : out)
+    OSMP__CO_BEGIN(R, co);
+    co->rc = OSMP_OK;
     if (root) {
         if (out != in + (size_t)me * B) {
             memcpy(out, in + (size_t)me * B, B);
@@ -135,50 +157,69 @@ static int scatter_once(osmp__coll_t t, const struct osmp__args *a, const struct
         }
         osmp__mb_chan(m, me, OSMP__DOWN)->addr = osmp__expose(in);
     } else {
-        stage = tr->nchildren ? osmp__malloc((size_t)tr->nsub * B) : out;
-        if (!stage) rc = OSMP_ERR_NO_MEMORY;
-        if (osmp__mb_wait(m, tr->parent, OSMP__DOWN, base + 1)) { /* 2 */
-            if (tr->nchildren) free(stage);
-            return m->failed;
-        }
+        if (tr->nchildren) co->p.scratch = osmp__malloc((size_t)tr->nsub * B);
+        if (!STAGE) co->rc = OSMP_ERR_NO_MEMORY;
+        OSMP__AWAIT(R, co, m, tr->parent, OSMP__DOWN, co->base + 1); /* 2 (a failure: the buffer is freed below, or by the request) */
+        char *stage = STAGE;
         const char *src = (const char *)(uintptr_t)osmp__mb_chan(m, tr->parent, OSMP__DOWN)->addr;
-        if (!src && !rc) rc = OSMP_ERR_NO_MEMORY;
-        if (!rc && tr->parent == a->root) {
+        if (!src && !co->rc) co->rc = OSMP_ERR_NO_MEMORY;
+        if (!co->rc && tr->parent == a->root) {
             for (int p = 0; p < tr->nsub;) {
                 int run = 1; /* ranks that follow each other in the stream and in the input */
                 while (p + run < tr->nsub && tr->sub[p + run] == tr->sub[p] + run) run++;
                 if (osmp__copy_from(m->pids[tr->parent], m->local[tr->parent], stage + (size_t)p * B,
                                     src + (size_t)tr->sub[p] * B, (size_t)run * B))
-                    rc = OSMP_ERR_COPY;
+                    co->rc = OSMP_ERR_COPY;
                 osmp__trace_copy(t, tr->parent, me, (size_t)run * B);
                 p += run;
             }
-        } else if (!rc) {
+        } else if (!co->rc) {
             size_t s0 = B; /* my stream's place in my parent's (after its own block) */
             for (int b = 0; b < tr->nbefore; b++) s0 += (size_t)tr->before_nsub[b] * B;
             if (osmp__copy_from(m->pids[tr->parent], m->local[tr->parent], stage, src + s0, (size_t)tr->nsub * B))
-                rc = OSMP_ERR_COPY;
+                co->rc = OSMP_ERR_COPY;
             osmp__trace_copy(t, tr->parent, me, (size_t)tr->nsub * B);
         }
-        osmp__mb_publish(m, OSMP__UP, base + 1);
-        if (!tr->nchildren) return rc;
-        if (!rc) {
+        osmp__mb_publish(m, OSMP__UP, co->base + 1);
+        if (!tr->nchildren) goto done;
+        if (!co->rc) {
             memcpy(out, stage, B); /* 3 */
             osmp__trace_copy(t, me, me, B);
         }
-        osmp__mb_chan(m, me, OSMP__DOWN)->addr = osmp__expose(rc ? NULL : stage);
+        osmp__mb_chan(m, me, OSMP__DOWN)->addr = osmp__expose(co->rc ? NULL : stage);
     }
-    osmp__mb_publish(m, OSMP__DOWN, base + 1); /* 1, 3 */
-    for (int i = 0; i < tr->nchildren; i++) /* 4 */
-        if (osmp__mb_wait(m, tr->children[i], OSMP__UP, base + 1)) {
-            rc = m->failed;
-            break;
-        }
-    free(stage);
-    return rc;
+    osmp__mb_publish(m, OSMP__DOWN, co->base + 1); /* 1, 3 */
+    for (co->i = 0; co->i < tr->nchildren; co->i++) /* 4 (a failure: the buffer is freed below, or by the request) */
+        OSMP__AWAIT(R, co, m, tr->children[co->i], OSMP__UP, co->base + 1);
+    free(co->p.scratch);
+    co->p.scratch = NULL;
+#undef STAGE
+done:
+    OSMP__CO_END(R, co);
+    return co->rc;
 }
 
-int osmp__scatter_hier(osmp__coll_t t, const struct osmp__args *a)
+/* The plan's flat tree rooted at a->root, a new phase, and the protocol that
+ * the block's size says (osmp__hier_run, with its start kept in the co). */
+static inline __attribute__((always_inline)) int scatter_hier(osmp__coll_t t, const struct osmp__args *a,
+                                                              struct osmp__co *co, const int R)
 {
-    return osmp__hier_run(t, a, scatter_slots, scatter_once);
+    size_t B = a->count * a->esize;
+    if (!R || !co->pc) { /* (not started yet) */
+        co->p.scratch = NULL;
+        if (!(co->tree = osmp__tree_get(t, 0, a->root))) return OSMP_ERR_NO_MEMORY;
+        co->base = osmp__phase(t);
+        if (!B) return OSMP_OK; /* every rank's count is the same: nobody waits */
+    }
+    return osmp__copy_once(a, B) ? scatter_once(t, a, co, B, R) : scatter_slots(t, a, co, B, R);
 }
+
+/* A failed blocking call frees its staging buffer here, a request when it ends (team/request.c). */
+static inline __attribute__((always_inline)) int scatter_hier_run(osmp__coll_t t, const struct osmp__args *a,
+                                                                  struct osmp__co *co, const int R)
+{
+    int rc = scatter_hier(t, a, co, R);
+    if (rc && !R) free(co->p.scratch);
+    return rc;
+}
+OSMP__COMPILE_TWICE(osmp__scatter_hier, scatter_hier_run)
