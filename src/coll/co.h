@@ -115,11 +115,13 @@ struct osmp__co {
     } while (0)
 
 /* osmp__mb_send_minis (shm/mailbox.h) of `bytes` from data to `consumer`
- * (an int), its claims waits here (the line in co->j); rc its failure. */
+ * (an int), with its claims as waits (the line in co->j); rc: its failure.
+ * The blocking form calls it. */
 #define OSMP__AWAIT_SEND_MINIS(R, co, rc, m, dir, first, consumer, signal_dir, step, data, bytes)              \
     do {                                                                                                       \
         if (!(R)) {                                                                                            \
-            if (((rc) = osmp__mb_send_minis(m, dir, first, consumer, signal_dir, step, data, bytes))) return (rc); \
+            if (((rc) = osmp__mb_send_minis(m, dir, first, consumer, signal_dir, step, data, bytes)))          \
+                return (rc);                                                                                   \
         } else {                                                                                               \
             for ((co)->j = 0; (co)->j < osmp__mini_lines(bytes); (co)->j++) {                                  \
                 OSMP__AWAIT_CLAIM(R, co, m, dir, osmp__mini_slot((first) + (uint64_t)(co)->j));                \
@@ -133,14 +135,15 @@ struct osmp__co {
             osmp__mb_publish_minis(m, dir, first, osmp__mini_lines(bytes), step);                              \
         }                                                                                                      \
     } while (0)
-/* osmp__mb_recv_minis of `rank`'s message into out, its wait here. */
+/* osmp__mb_recv_minis of `rank`'s message into out, with its wait as one. */
 #define OSMP__AWAIT_RECV_MINIS(R, co, rc, m, rank, dir, first, step, out, bytes)                              \
     do {                                                                                                       \
         if (!(R)) {                                                                                            \
             if (((rc) = osmp__mb_recv_minis(m, rank, dir, first, step, out, bytes))) return (rc);              \
         } else {                                                                                               \
-            OSMP__AWAIT_SLOT(R, co, m, rank, dir, osmp__mini_slot((first) + (uint64_t)osmp__mini_lines(bytes) - 1), \
-                             step); /* the last line, published last */                                       \
+            /* the last line, published last */                                                                \
+            OSMP__AWAIT_SLOT(R, co, m, rank, dir,                                                              \
+                             osmp__mini_slot((first) + (uint64_t)osmp__mini_lines(bytes) - 1), step);          \
             for (int j_ = 0; j_ < osmp__mini_lines(bytes); j_++)                                               \
                 memcpy((char *)(out) + (size_t)j_ * OSMP__MINI_DATA,                                          \
                        osmp__mb_slot(m, rank, dir, osmp__mini_slot((first) + (uint64_t)j_)),                   \

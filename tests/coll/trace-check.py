@@ -484,12 +484,12 @@ def run_nonblocking(tools, name, n, machine, placement, env, nbytes, resumable):
 # algorithm there has a resumable form).
 NONBLOCKING = {
     "nonblocking-64-milan": (64, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "scatter"], {}, 1001,
-                             {"bcast", "reduce", "allreduce", "gather", "scatter"}),
+                             {"bcast", "reduce", "allreduce", "gather", "scatter", "alltoall"}),
     "nonblocking-192-milan": (192, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "random:5"], {}, 8,
-                              {"bcast", "reduce", "allreduce", "gather", "scatter"}),
+                              {"bcast", "reduce", "allreduce", "gather", "scatter", "alltoall"}),
     "nonblocking-64-kunpeng-pipelined": (64, ["--topology", "{T}/kunpeng920-2x64-clusters.xml"], ["--bind", "scatter"],
                                          {"OSMP_CHUNK_SIZE": "1024", "OSMP_PIPELINE_DEPTH": "2"}, 65541,
-                                         {"bcast", "allgather", "reduce_scatter_block", "gather", "scatter"}),
+                                         {"bcast", "allgather", "reduce_scatter_block", "gather", "scatter", "alltoall"}),
 }
 
 SC0 = {"OSMP_SINGLE_COPY": "cma", "OSMP_SINGLE_COPY_MIN": "0"}

@@ -109,10 +109,11 @@ static inline __attribute__((always_inline)) int allgather_ring(osmp__coll_t t, 
                     int give = GIVE;
                     size_t gbytes = osmp__count_of(a, give) * e, off = co->c * chunk;
                     size_t len = gbytes - off < chunk ? gbytes - off : chunk;
-                    char *dst = osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, co->slots + ITEM), &co->succ, 1,
-                                               OSMP__UP, co->base + 1 + ITEM);
+                    char *dst = osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, co->slots + ITEM), &co->succ,
+                                               1, OSMP__UP, co->base + 1 + ITEM);
                     if (!dst) return m->failed;
-                    osmp__stage(t, dst, (co->i == 0 ? (const char *)a->in : out + osmp__displ_of(a, give) * e) + off,
+                    osmp__stage(t, dst,
+                                (co->i == 0 ? (const char *)a->in : out + osmp__displ_of(a, give) * e) + off,
                                 len);
                     osmp__trace_copy(t, me, me, len);
                 }
@@ -124,9 +125,10 @@ static inline __attribute__((always_inline)) int allgather_ring(osmp__coll_t t, 
                 size_t tbytes = osmp__count_of(a, take) * e, off = co->c * chunk;
                 char *dst = out + osmp__displ_of(a, take) * e + off;
                 if (osmp__copy_once(a, tbytes)) {
-                    const char *src = co->i == 0 ? (const char *)(uintptr_t)osmp__mb_chan(m, pred, OSMP__UP)->addr
-                                                 : (const char *)(uintptr_t)osmp__mb_chan(m, pred, OSMP__DOWN)->addr +
-                                                       osmp__displ_of(a, take) * e;
+                    const char *src =
+                        co->i == 0 ? (const char *)(uintptr_t)osmp__mb_chan(m, pred, OSMP__UP)->addr
+                                   : (const char *)(uintptr_t)osmp__mb_chan(m, pred, OSMP__DOWN)->addr +
+                                         osmp__displ_of(a, take) * e;
                     if (tbytes && osmp__copy_from(m->pids[pred], m->local[pred], dst, src, tbytes))
                         return osmp__mb_fail(m, OSMP_ERR_COPY); /* my successor would read it from me */
                     osmp__trace_copy(t, pred, me, tbytes);

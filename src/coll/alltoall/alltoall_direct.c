@@ -52,8 +52,8 @@ static inline __attribute__((always_inline)) int alltoall_direct(osmp__coll_t t,
     for (co->i = 0; co->i < n; co->i++) { /* 3 */
         if (co->i == me) continue;
         OSMP__AWAIT(R, co, m, co->i, co->x.d, co->x.s);
-        memcpy(out + (size_t)co->i * B, osmp__mb_slot(m, co->i, co->x.d, co->x.slot) + (size_t)(me - (me > co->i)) * B,
-               B);
+        memcpy(out + (size_t)co->i * B,
+               osmp__mb_slot(m, co->i, co->x.d, co->x.slot) + (size_t)(me - (me > co->i)) * B, B);
         osmp__trace_copy(t, co->i, me, B);
     }
     osmp__direct_done(t, &co->x); /* 4 */

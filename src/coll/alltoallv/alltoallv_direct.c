@@ -10,7 +10,11 @@
  */
 #include <string.h>
 
-#include "coll/coll.h"
+#include "coll/co.h"
+
+/* osmp__alltoall_rows (coll.h) as a sub-machine (alltoall/alltoall_slots.c). */
+int osmp__alltoall_rows_co(osmp__coll_t t, const struct osmp__args *a, uint64_t base, uint64_t first,
+                           int direct, unsigned *published, struct osmp__co_sub *sub);
 
 /*
  * Direct alltoallv protocol. My mailbox line has part = OSMP_INLINE_MAX / (n -
@@ -50,7 +54,10 @@
  * before their waits of the next call).
  * No deadlock: step 3 waits only for step 2 of others, which follows their
  * rows (deadlock free among themselves: alltoall_slots.c), and step 4 only for
- * step 3 of others.
+ * step 3 of others. * Across waits (resumable form): line d, its step s and the slot (co->x),
+ * the phase and the rows' first slot (co->base, slots), the directions I
+ * published on (co->bits), whether I copied a block once (co->j), a failed
+ * copy (co->rc), rank w or q (co->i); the rows in co->sub.
  */
 /* My own block from my input to my output (in place, the input is a copy: api.c). */
 static void own_block(osmp__coll_t t, const struct osmp__args *a)
@@ -71,14 +78,14 @@ size_t osmp__alltoallv_direct_max(osmp__coll_t t)
     return osmp__pair_part(t) ? SIZE_MAX : 0;
 }
 
-int osmp__alltoallv_direct(osmp__coll_t t, const struct osmp__args *a)
+static inline __attribute__((always_inline)) int alltoallv_direct(osmp__coll_t t, const struct osmp__args *a,
+                                                                  struct osmp__co *co, const int R)
 {
     struct osmp__mbox *m = &t->mb;
-    int me = t->rank, n = t->size;
+    int me = t->rank, n = t->size, rc;
     size_t part = osmp__pair_part(t), spart = osmp__pair_spart(t), e = a->esize;
     const char *in = a->in;
     char *out = a->out;
-    int d = (int)(t->direct_calls++ & 1);
     /* Bit p of sends (receives): some block of mine goes (comes) by path p. */
     unsigned sends = 0, receives = 0;
     for (int q = 0; q < n; q++)
@@ -88,19 +95,36 @@ int osmp__alltoallv_direct(osmp__coll_t t, const struct osmp__args *a)
         }
     const unsigned direct = 1u << OSMP__PAIR_LINE | 1u << OSMP__PAIR_ONCE | 1u << OSMP__PAIR_PART;
     const int in_line = osmp__once_in_line(part);
-    int rows = (sends | receives) >> OSMP__PAIR_ROWS & 1, rc = OSMP_OK, copied = 0;
-    uint64_t base = osmp__phase_only(t), s = base + OSMP__PHASE_STEPS - 2,
-             first = osmp__slots_take(t, (uint64_t)n);
-    int slot = osmp__mb_ring(m, osmp__slots_take(t, 1));
-    unsigned published = 0;
+    int rows = (sends | receives) >> OSMP__PAIR_ROWS & 1;
+    int in_slot = (sends >> OSMP__PAIR_PART & 1) || (!in_line && sends >> OSMP__PAIR_ONCE & 1);
+    /* rank w's block for me, and its path */
+#define RB(w) (osmp__count2_of(a, w) * e)
+#define RPATH(w) ((w) == me ? OSMP__PAIR_NONE : osmp__pair_path(a, part, spart, RB(w)))
+    OSMP__CO_BEGIN(R, co);
+    co->rc = OSMP_OK;
+    co->j = 0; /* copied */
+    co->x.d = (int)(t->direct_calls++ & 1);
+    co->base = osmp__phase_only(t);
+    co->x.s = co->base + OSMP__PHASE_STEPS - 2;
+    co->slots = osmp__slots_take(t, (uint64_t)n);
+    co->x.slot = osmp__mb_ring(m, osmp__slots_take(t, 1));
+    co->bits = 0; /* published */
     if (rows) osmp__settle_owed(t, 0);
-    if (rows && (rc = osmp__alltoall_rows(t, a, base, first, 1, &published))) /* 1 */
-        return rc;
+    if (rows) /* 1 */
+        OSMP__AWAIT_SUB(R, co, rc,
+                        (R) ? osmp__alltoall_rows_co(t, a, co->base, co->slots, 1, &co->bits, &co->sub)
+                            : osmp__alltoall_rows(t, a, co->base, co->slots, 1, &co->bits));
     if (sends & direct) { /* 2 */
-        char *line = osmp__mb_claim(m, d, OSMP__SLOT_INLINE, t->peers, n - 1, 1 - d, s + 1), *mine = NULL;
-        int in_slot = (sends >> OSMP__PAIR_PART & 1) || (!in_line && sends >> OSMP__PAIR_ONCE & 1);
-        if (line && in_slot) mine = osmp__mb_claim(m, d, slot, t->peers, n - 1, 1 - d, s + 1);
-        if (!line || (!mine && in_slot)) return m->failed;
+        OSMP__AWAIT_CLAIM(R, co, m, co->x.d, OSMP__SLOT_INLINE);
+        if (!osmp__mb_claim(m, co->x.d, OSMP__SLOT_INLINE, t->peers, n - 1, 1 - co->x.d, co->x.s + 1))
+            return m->failed;
+        if (in_slot) {
+            OSMP__AWAIT_CLAIM(R, co, m, co->x.d, co->x.slot);
+            if (!osmp__mb_claim(m, co->x.d, co->x.slot, t->peers, n - 1, 1 - co->x.d, co->x.s + 1))
+                return m->failed;
+        }
+        char *line = osmp__mb_slot(m, me, co->x.d, OSMP__SLOT_INLINE),
+             *mine = in_slot ? osmp__mb_slot(m, me, co->x.d, co->x.slot) : NULL;
         uint64_t from = sends >> OSMP__PAIR_ONCE & 1 ? osmp__expose(in) : 0;
         for (int q = 0; q < n; q++) {
             size_t b = osmp__count_of(a, q) * e, i = (size_t)(q - (q > me));
@@ -114,16 +138,16 @@ int osmp__alltoallv_direct(osmp__coll_t t, const struct osmp__args *a)
                 memcpy(in_line ? line + i * part : mine + i * spart, &addr, sizeof addr);
             }
         }
-        osmp__mb_publish(m, d, s);
-        published |= 1u << d;
+        osmp__mb_publish(m, co->x.d, co->x.s);
+        co->bits |= 1u << co->x.d;
     }
-    osmp__settle_owed(t, published);
+    osmp__settle_owed(t, co->bits);
     if (!(receives >> OSMP__PAIR_ONCE & 1)) own_block(t, a);
-    for (int w = 0; (receives & direct) && w < n; w++) { /* 3 */
-        size_t b = osmp__count2_of(a, w) * e, i = (size_t)(me - (me > w));
-        int p = w == me ? OSMP__PAIR_NONE : osmp__pair_path(a, part, spart, b);
-        if (!((1u << p) & direct)) continue;
-        if (osmp__mb_wait(m, w, d, s)) return m->failed;
+    for (co->i = 0; (receives & direct) && co->i < n; co->i++) { /* 3 */
+        if (!((1u << RPATH(co->i)) & direct)) continue;
+        OSMP__AWAIT(R, co, m, co->i, co->x.d, co->x.s);
+        int w = co->i, d = co->x.d, slot = co->x.slot, p = RPATH(w);
+        size_t b = RB(w), i = (size_t)(me - (me > w));
         char *dst = out + osmp__displ2_of(a, w) * e;
         if (p == OSMP__PAIR_LINE) {
             memcpy(dst, osmp__mb_slot(m, w, d, OSMP__SLOT_INLINE) + i * part, b);
@@ -135,19 +159,22 @@ int osmp__alltoallv_direct(osmp__coll_t t, const struct osmp__args *a)
                                   : osmp__mb_slot(m, w, d, slot) + i * spart,
                    sizeof addr);
             if (osmp__copy_from(m->pids[w], m->local[w], dst, (const void *)(uintptr_t)addr, b))
-                rc = OSMP_ERR_COPY;
-            copied = 1;
+                co->rc = OSMP_ERR_COPY;
+            co->j = 1;
         }
         osmp__trace_copy(t, w, me, b);
     }
-    if (copied) /* 4 */
-        osmp__mb_publish(m, 1 - d, s + 1);
+    if (co->j) /* 4 */
+        osmp__mb_publish(m, 1 - co->x.d, co->x.s + 1);
     else
-        osmp__owe(t, 1 - d, s + 1);
+        osmp__owe(t, 1 - co->x.d, co->x.s + 1);
     if (receives >> OSMP__PAIR_ONCE & 1) own_block(t, a);
-    for (int q = 0; (sends >> OSMP__PAIR_ONCE & 1) && q < n; q++)
-        if (q != me && osmp__pair_path(a, part, spart, osmp__count_of(a, q) * e) == OSMP__PAIR_ONCE &&
-            osmp__mb_wait(m, q, 1 - d, s + 1))
-            return m->failed;
-    return rc;
+    for (co->i = 0; (sends >> OSMP__PAIR_ONCE & 1) && co->i < n; co->i++)
+        if (co->i != me && osmp__pair_path(a, part, spart, osmp__count_of(a, co->i) * e) == OSMP__PAIR_ONCE)
+            OSMP__AWAIT(R, co, m, co->i, 1 - co->x.d, co->x.s + 1);
+#undef RB
+#undef RPATH
+    OSMP__CO_END(R, co);
+    return co->rc;
 }
+OSMP__COMPILE_TWICE(osmp__alltoallv_direct, alltoallv_direct)

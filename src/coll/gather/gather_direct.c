@@ -109,7 +109,8 @@ static inline __attribute__((always_inline)) int gather_direct(osmp__coll_t t, c
             }
         }
         if (lines_of(t, bytes, lmax)) { /* 1, in my mini lines */
-            OSMP__AWAIT_SEND_MINIS(R, co, rc, m, OSMP__UP, co->minis, root, OSMP__UP, co->base + 1, a->in, bytes);
+            OSMP__AWAIT_SEND_MINIS(R, co, rc, m, OSMP__UP, co->minis, root, OSMP__UP, co->base + 1, a->in,
+                                   bytes);
             osmp__trace_copy(t, me, me, bytes);
             goto done;
         }
@@ -117,7 +118,8 @@ static inline __attribute__((always_inline)) int gather_direct(osmp__coll_t t, c
             OSMP__AWAIT_CLAIM(R, co, m, OSMP__UP, osmp__mb_ring(m, co->slots + co->c));
             uint64_t s = co->base + 1 + co->c;
             size_t off = co->c * chunk, n = bytes - off < chunk ? bytes - off : chunk;
-            char *dst = osmp__mb_claim(m, OSMP__UP, osmp__mb_ring(m, co->slots + co->c), &root, 1, OSMP__UP, s);
+            char *dst =
+                osmp__mb_claim(m, OSMP__UP, osmp__mb_ring(m, co->slots + co->c), &root, 1, OSMP__UP, s);
             if (!dst) return m->failed;
             osmp__stage(t, dst, (const char *)a->in + off, n);
             osmp__trace_copy(t, me, me, n);
@@ -156,7 +158,8 @@ static inline __attribute__((always_inline)) int gather_direct(osmp__coll_t t, c
     }
     for (co->c = 0; co->c * chunk < co->most; co->c++) { /* 2 */
         for (co->i = 0; co->i < t->size; co->i++) {
-            if (co->i == root || osmp__copy_once(a, BYTES_OF(co->i)) || co->c * chunk >= BYTES_OF(co->i)) continue;
+            if (co->i == root || osmp__copy_once(a, BYTES_OF(co->i)) || co->c * chunk >= BYTES_OF(co->i))
+                continue;
             if (exposed_at(t, a, co->i, BYTES_OF(co->i), co->minis)) continue;
             if (lines_of(t, BYTES_OF(co->i), lmax)) { /* (k is 0) the block in r's mini lines */
                 OSMP__AWAIT_RECV_MINIS(R, co, rc, m, co->i, OSMP__UP, co->minis, co->base + 1 + co->c,
@@ -182,7 +185,8 @@ static inline __attribute__((always_inline)) int gather_direct(osmp__coll_t t, c
         }
         int r = co->i;
         size_t b = BYTES_OF(r);
-        uint64_t at = osmp__copy_once(a, b) ? osmp__mb_chan(m, r, OSMP__UP)->addr : exposed_at(t, a, r, b, co->minis);
+        uint64_t at =
+            osmp__copy_once(a, b) ? osmp__mb_chan(m, r, OSMP__UP)->addr : exposed_at(t, a, r, b, co->minis);
         const void *src = (const void *)(uintptr_t)at;
         if (b && osmp__copy_from(m->pids[r], m->local[r], out + osmp__displ_of(a, r) * e, src, b))
             co->rc = OSMP_ERR_COPY;

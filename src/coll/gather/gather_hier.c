@@ -182,9 +182,12 @@ static inline __attribute__((always_inline)) int gather_once(osmp__coll_t t, con
     }
     if (tr->nchildren) osmp__mb_publish(m, OSMP__DOWN, co->base + 1); /* 3 */
     if (root) goto done;
-    osmp__mb_chan(m, me, OSMP__UP)->addr = osmp__expose(!tr->nchildren ? a->in : co->rc ? NULL : co->p.scratch);
+    osmp__mb_chan(m, me, OSMP__UP)->addr = osmp__expose(!tr->nchildren ? a->in
+                                                        : co->rc       ? NULL
+                                                                       : co->p.scratch);
     osmp__mb_publish(m, OSMP__UP, co->base + 1); /* 1, 4 */
-    OSMP__AWAIT(R, co, m, tr->parent, OSMP__DOWN, co->base + 1); /* (a failure: the buffer is freed below, or by the request) */
+    /* (a failure: the buffer is freed by the caller, or by the request) */
+    OSMP__AWAIT(R, co, m, tr->parent, OSMP__DOWN, co->base + 1);
     free(co->p.scratch);
     co->p.scratch = NULL;
 done:

@@ -97,13 +97,16 @@ static inline __attribute__((always_inline)) int reduce_scatter_block_ring(osmp_
         for (co->i = 0; co->i < n; co->i++) {
             if (co->c * per >= osmp__count_of(a, BLOCK)) continue;
             if (co->i > 0) OSMP__AWAIT(R, co, m, co->pred, OSMP__DOWN, co->base + J); /* 1 */
-            if (co->i < n - 1) OSMP__AWAIT_CLAIM(R, co, m, J % 2 ? OSMP__UP : OSMP__DOWN, osmp__mb_ring(m, J / 2));
+            if (co->i < n - 1)
+                OSMP__AWAIT_CLAIM(R, co, m, J % 2 ? OSMP__UP : OSMP__DOWN, osmp__mb_ring(m, J / 2));
             int k = co->i, b = BLOCK;
             size_t off = co->c * per, count = osmp__count_of(a, b);
             size_t len = count - off < per ? count - off : per;
             uint64_t j = J;
             const char *partial = NULL;
-            if (k > 0) partial = osmp__mb_slot(m, co->pred, (j - 1) % 2 ? OSMP__UP : OSMP__DOWN, osmp__mb_ring(m, (j - 1) / 2));
+            if (k > 0)
+                partial = osmp__mb_slot(m, co->pred, (j - 1) % 2 ? OSMP__UP : OSMP__DOWN,
+                                        osmp__mb_ring(m, (j - 1) / 2));
             char *dst = k < n - 1 ? osmp__mb_claim(m, j % 2 ? OSMP__UP : OSMP__DOWN, osmp__mb_ring(m, j / 2),
                                                    &co->succ, 1, OSMP__UP, co->base + 1 + j)
                                   : out + off * e; /* 2 (reached with elements of mine only: out may be NULL) */

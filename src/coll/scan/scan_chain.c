@@ -16,8 +16,8 @@
  * The last rank's slot has no reader: it only holds the result while it is made.
  * Across waits (resumable form): the phase (co->s) and the chunk (co->c).
  */
-static inline __attribute__((always_inline)) int chain(osmp__coll_t t, const struct osmp__args *a, int exclusive,
-                                                       struct osmp__co *co, const int R)
+static inline __attribute__((always_inline)) int chain(osmp__coll_t t, const struct osmp__args *a,
+                                                       int exclusive, struct osmp__co *co, const int R)
 {
     struct osmp__mbox *m = &t->mb;
     int me = t->rank, next = me + 1;

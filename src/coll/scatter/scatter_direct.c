@@ -124,7 +124,8 @@ static inline __attribute__((always_inline)) int scatter_direct(osmp__coll_t t, 
         }
         OSMP__AWAIT(R, co, m, root, OSMP__DOWN, co->base + 1); /* 2 */
         const char *src = (const char *)(uintptr_t)osmp__mb_chan(m, root, OSMP__DOWN)->addr;
-        if (osmp__copy_from(m->pids[root], m->local[root], a->out, src + (size_t)me * B, B)) co->rc = OSMP_ERR_COPY;
+        if (osmp__copy_from(m->pids[root], m->local[root], a->out, src + (size_t)me * B, B))
+            co->rc = OSMP_ERR_COPY;
         osmp__trace_copy(t, root, me, B);
         osmp__mb_publish(m, OSMP__DOWN, co->base + 1);
         goto done;
@@ -133,8 +134,8 @@ static inline __attribute__((always_inline)) int scatter_direct(osmp__coll_t t, 
         co->slots = osmp__slots_take(t, 1);
         if (me == root) {
             OSMP__AWAIT_CLAIM(R, co, m, OSMP__DOWN, osmp__mb_ring(m, co->slots));
-            char *dst = osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, co->slots), t->peers, n - 1, OSMP__DOWN,
-                                       co->base + 1); /* 1 */
+            char *dst = osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, co->slots), t->peers, n - 1,
+                                       OSMP__DOWN, co->base + 1); /* 1 */
             if (!dst) return m->failed;
             osmp__stage(t, dst, in, (size_t)root * B);
             osmp__stage(t, dst + (size_t)root * B, in + (size_t)(root + 1) * B, (size_t)(n - 1 - root) * B);
@@ -144,7 +145,9 @@ static inline __attribute__((always_inline)) int scatter_direct(osmp__coll_t t, 
             goto done;
         }
         OSMP__AWAIT(R, co, m, root, OSMP__DOWN, co->base + 1); /* 2 */
-        memcpy(a->out, osmp__mb_slot(m, root, OSMP__DOWN, osmp__mb_ring(m, co->slots)) + (size_t)(me - (me > root)) * B,
+        memcpy(a->out,
+               osmp__mb_slot(m, root, OSMP__DOWN, osmp__mb_ring(m, co->slots)) +
+                   (size_t)(me - (me > root)) * B,
                B);
         osmp__trace_copy(t, root, me, B);
         osmp__mb_publish(m, OSMP__DOWN, co->base + 1);
@@ -193,16 +196,16 @@ static inline __attribute__((always_inline)) int scatter_direct(osmp__coll_t t, 
             for (co->i = 0; co->i < n; co->i++) { /* 1 */
                 if (co->i == root) continue;
                 OSMP__AWAIT_SEND_MINIS(R, co, rc, m, OSMP__DOWN,
-                                       co->minis + (uint64_t)(co->i - (co->i > root)) * (uint64_t)lines, co->i,
-                                       OSMP__DOWN, co->base + 1, in + (size_t)co->i * B, B);
+                                       co->minis + (uint64_t)(co->i - (co->i > root)) * (uint64_t)lines,
+                                       co->i, OSMP__DOWN, co->base + 1, in + (size_t)co->i * B, B);
                 osmp__trace_copy(t, me, me, B);
             }
             root_own(t, a);
             goto done;
         }
         OSMP__AWAIT_RECV_MINIS(R, co, rc, m, root, OSMP__DOWN,
-                               co->minis + (uint64_t)(me - (me > root)) * (uint64_t)lines, co->base + 1, a->out,
-                               B); /* 2 */
+                               co->minis + (uint64_t)(me - (me > root)) * (uint64_t)lines, co->base + 1,
+                               a->out, B); /* 2 */
         osmp__trace_copy(t, root, me, B);
         osmp__mb_publish(m, OSMP__DOWN, co->base + 1);
         goto done;
@@ -219,15 +222,15 @@ static inline __attribute__((always_inline)) int scatter_direct(osmp__coll_t t, 
                 co->most = BYTES_OF(co->i) > co->most ? BYTES_OF(co->i) : co->most;
                 continue;
             }
-            OSMP__AWAIT_SEND_MINIS(R, co, rc, m, OSMP__DOWN,
-                                   co->minis + (uint64_t)(co->i - (co->i > root)) * (uint64_t)lv, co->i, OSMP__DOWN,
-                                   co->base + 1, in + osmp__displ_of(a, co->i) * e, BYTES_OF(co->i));
+            OSMP__AWAIT_SEND_MINIS(
+                R, co, rc, m, OSMP__DOWN, co->minis + (uint64_t)(co->i - (co->i > root)) * (uint64_t)lv,
+                co->i, OSMP__DOWN, co->base + 1, in + osmp__displ_of(a, co->i) * e, BYTES_OF(co->i));
             osmp__trace_copy(t, me, me, BYTES_OF(co->i));
         }
         if (me != root && vector_in_line(B, lv)) {
             OSMP__AWAIT_RECV_MINIS(R, co, rc, m, root, OSMP__DOWN,
-                                   co->minis + (uint64_t)(me - (me > root)) * (uint64_t)lv, co->base + 1, a->out,
-                                   B); /* 2 */
+                                   co->minis + (uint64_t)(me - (me > root)) * (uint64_t)lv, co->base + 1,
+                                   a->out, B); /* 2 */
             osmp__trace_copy(t, root, me, B);
             osmp__mb_publish(m, OSMP__DOWN, co->base + 1);
             goto done;
@@ -244,7 +247,8 @@ static inline __attribute__((always_inline)) int scatter_direct(osmp__coll_t t, 
             } else { /* 2 */
                 OSMP__AWAIT(R, co, m, root, OSMP__DOWN, co->base + 1 + co->c * (uint64_t)n + (uint64_t)co->i);
             }
-            size_t bytes = BYTES_OF(co->i), off = co->c * chunk, len = bytes - off < chunk ? bytes - off : chunk;
+            size_t bytes = BYTES_OF(co->i), off = co->c * chunk,
+                   len = bytes - off < chunk ? bytes - off : chunk;
             uint64_t s = co->base + 1 + co->c * (uint64_t)n + (uint64_t)co->i;
             int slot = osmp__mb_ring(m, co->slots + co->c * (uint64_t)n + (uint64_t)co->i);
             if (me == root) {

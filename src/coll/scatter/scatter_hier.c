@@ -159,7 +159,8 @@ static inline __attribute__((always_inline)) int scatter_once(osmp__coll_t t, co
     } else {
         if (tr->nchildren) co->p.scratch = osmp__malloc((size_t)tr->nsub * B);
         if (!STAGE) co->rc = OSMP_ERR_NO_MEMORY;
-        OSMP__AWAIT(R, co, m, tr->parent, OSMP__DOWN, co->base + 1); /* 2 (a failure: the buffer is freed below, or by the request) */
+        /* 2 (a failure: the buffer is freed by the caller, or by the request) */
+        OSMP__AWAIT(R, co, m, tr->parent, OSMP__DOWN, co->base + 1);
         char *stage = STAGE;
         const char *src = (const char *)(uintptr_t)osmp__mb_chan(m, tr->parent, OSMP__DOWN)->addr;
         if (!src && !co->rc) co->rc = OSMP_ERR_NO_MEMORY;
@@ -189,7 +190,8 @@ static inline __attribute__((always_inline)) int scatter_once(osmp__coll_t t, co
         osmp__mb_chan(m, me, OSMP__DOWN)->addr = osmp__expose(co->rc ? NULL : stage);
     }
     osmp__mb_publish(m, OSMP__DOWN, co->base + 1); /* 1, 3 */
-    for (co->i = 0; co->i < tr->nchildren; co->i++) /* 4 (a failure: the buffer is freed below, or by the request) */
+    /* 4 (a failure: the buffer is freed by the caller, or by the request) */
+    for (co->i = 0; co->i < tr->nchildren; co->i++)
         OSMP__AWAIT(R, co, m, tr->children[co->i], OSMP__UP, co->base + 1);
     free(co->p.scratch);
     co->p.scratch = NULL;
