@@ -68,7 +68,7 @@ struct osmp__co {
 
 /* Wait until `rank` has published step on dir (slot: mini line's own counter).
  * On a lost peer the blocking form returns m->failed; the resumable form
- * learns of it from the sweep (osmp__mb_check_pend). */
+ * learns of it from the sweep (osmp__mb_check_peer). */
 #define OSMP__AWAIT_SLOT(R, co, m, rank, dir, slot, step)                                                     \
     do {                                                                                                       \
         if (!(R)) {                                                                                            \
@@ -181,5 +181,8 @@ int osmp__direct_fold_co(osmp__coll_t t, const struct osmp__args *a, size_t vect
 int osmp__pass_up_co(const struct osmp__pass *p, struct osmp__co_sub *sub, size_t c, const char *in, char *out,
                      osmp__reduce_fn fn);
 int osmp__pass_down_co(const struct osmp__pass *p, struct osmp__co_sub *sub, size_t c, char *buf);
+/* osmp__alltoall_rows (coll.h) as a sub-machine (alltoall_slots.c; alltoallv_direct.c runs it too). */
+int osmp__alltoall_rows_co(osmp__coll_t t, const struct osmp__args *a, uint64_t base, uint64_t first,
+                           int direct, unsigned *published, struct osmp__co_sub *sub);
 
 #endif

@@ -223,6 +223,7 @@ void osmp__trees_free(osmp__coll_t t)
 int osmp__pass_init(struct osmp__pass *p, osmp__coll_t t, const struct osmp__args *a)
 {
     p->t = t;
+    p->scratch = NULL; /* (first: a failure below leaves nothing for the caller to free) */
     p->tree = osmp__tree_get(t, a->radix, a->root);
     if (!p->tree) return OSMP_ERR_NO_MEMORY;
     p->esize = a->esize;
@@ -241,7 +242,6 @@ int osmp__pass_init(struct osmp__pass *p, osmp__coll_t t, const struct osmp__arg
     p->base = osmp__phase(t);
     p->exposed = p->from = 0;
     p->once = 0;
-    p->scratch = NULL;
     p->fn3 = a->fn3;
     return OSMP_OK;
 }
@@ -316,7 +316,7 @@ static inline __attribute__((always_inline)) int pass_up(const struct osmp__pass
         if (p->once && p->tree->child_nsub[sub->i] == 1) { /* a leaf's chunk, from its input */
             const char *from = (const char *)(uintptr_t)osmp__mb_chan(m, child, OSMP__UP)->addr + off * p->esize;
             if (osmp__copy_from(m->pids[child], m->local[child], p->scratch, from, bytes))
-                return osmp__mb_fail(m, OSMP_ERR_COPY); /* my result would miss it */
+                return osmp__mb_fail(m, osmp__mb_copy_failed(m, child)); /* my result would miss it */
         } else {
             for (int j = 0; j < L; j++) v[j] = osmp__mb_slot(m, child, OSMP__UP, slot_of(p, c, j));
         }
@@ -375,7 +375,7 @@ static inline __attribute__((always_inline)) int pass_down(const struct osmp__pa
         if (p->from) {
             const char *src = (const char *)(uintptr_t)p->from + off * p->esize;
             if (osmp__copy_from(m->pids[parent], m->local[parent], mine, src, bytes))
-                return osmp__mb_fail(m, OSMP_ERR_COPY); /* my children must not copy what I do not have */
+                return osmp__mb_fail(m, osmp__mb_copy_failed(m, parent)); /* my children must not copy what I do not have */
         } else {
             for (int j = 0; j < L; j++)
                 memcpy(mine + (size_t)j * OSMP__MINI_DATA, osmp__mb_slot(m, parent, OSMP__DOWN, slot_of(p, c, j)),

@@ -37,21 +37,4 @@ int osmp__pass_up(const struct osmp__pass *p, size_t c, const char *in, char *ou
  * or from its buffer (p->from); passed on through my slot unless p->exposed. */
 int osmp__pass_down(const struct osmp__pass *p, size_t c, char *buf);
 
-/* A protocol of gather or scatter "hier" (through the slots, or by single
- * copy): on tree tr, from phase base, blocks of B > 0 bytes. */
-typedef int (*osmp__hier_fn)(osmp__coll_t t, const struct osmp__args *a, const struct osmp__tree *tr,
-                             uint64_t base, size_t B);
-/* Their entry: the plan's flat tree rooted at a->root, a new phase, and the
- * protocol that the block's size says. */
-static inline int osmp__hier_run(osmp__coll_t t, const struct osmp__args *a, osmp__hier_fn slots,
-                                 osmp__hier_fn once)
-{
-    const struct osmp__tree *tr = osmp__tree_get(t, 0, a->root);
-    if (!tr) return OSMP_ERR_NO_MEMORY;
-    uint64_t base = osmp__phase(t);
-    size_t B = a->count * a->esize;
-    if (!B) return OSMP_OK; /* every rank's count is the same: nobody waits */
-    return osmp__copy_once(a, B) ? once(t, a, tr, base, B) : slots(t, a, tr, base, B);
-}
-
 #endif

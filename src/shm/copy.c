@@ -266,6 +266,8 @@ static int copy_mapped(pid_t pid, int fd, void *dst, uint64_t a, size_t len)
     return rc;
 }
 
+static __thread int copy_gone; /* (osmp__copy_gone) */
+
 static int copy(pid_t pid, int same_process, void *dst, const void *src, size_t len, int count)
 {
     uint64_t a = (uint64_t)(uintptr_t)src;
@@ -288,7 +290,10 @@ static int copy(pid_t pid, int same_process, void *dst, const void *src, size_t 
         struct iovec local = {d, left}, remote = {(void *)s, left};
         ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
         if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return OSMP_ERR_COPY;
+        if (got <= 0) {
+            copy_gone = got < 0 && errno == ESRCH;
+            return OSMP_ERR_COPY;
+        }
         d += got;
         s += got;
         left -= (size_t)got;
@@ -300,9 +305,14 @@ static int copy(pid_t pid, int same_process, void *dst, const void *src, size_t 
     return OSMP_OK;
 }
 
+int osmp__copy_gone(void)
+{
+    return copy_gone;
+}
+
 int osmp__copy_from(pid_t pid, int same_process, void *dst, const void *src, size_t len)
 {
-    if (osmp__fault(OSMP__FAULT_COPY)) return OSMP_ERR_COPY;
+    if (osmp__fault(OSMP__FAULT_COPY)) return copy_gone = 0, OSMP_ERR_COPY;
     return copy(pid, same_process, dst, src, len, 1);
 }
 

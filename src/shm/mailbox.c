@@ -83,12 +83,21 @@ int osmp__mb_wait_pend(struct osmp__mbox *m)
     return rc;
 }
 
-int osmp__mb_check_pend(struct osmp__mbox *m)
+int osmp__mb_check_peer(struct osmp__mbox *m, int rank)
 {
-    struct peer_wait w = {m, m->pend.rank, 3}; /* (3: the process is asked now, not after four naps) */
+    struct peer_wait w = {m, rank, 3}; /* (3: the process is asked now, not after four naps) */
     int rc = m->failed ? m->failed : peer_check(&w);
     if (rc) m->failed = rc;
     return rc;
+}
+
+int osmp__mb_copy_failed(struct osmp__mbox *m, int rank)
+{
+    if (osmp__copy_gone()) {
+        osmp__cas32(&osmp__mb_region(m, 0)->shared.lost, 0, osmp__lost_word(rank, OSMP_ERR_PEER_LOST));
+        return m->failed = OSMP_ERR_PEER_LOST;
+    }
+    return osmp__mb_check_peer(m, rank) == OSMP_ERR_PEER_LOST ? OSMP_ERR_PEER_LOST : OSMP_ERR_COPY;
 }
 
 void osmp__mb_publish_slot(struct osmp__mbox *m, int dir, int slot, uint64_t step)

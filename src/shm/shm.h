@@ -34,6 +34,9 @@ int osmp__pid_exited(pid_t pid);
  * is in this process or in memory it allocated with osmp_alloc (src as
  * osmp__expose published it), Linux CMA (process_vm_readv) otherwise. */
 int osmp__copy_from(pid_t pid, int same_process, void *dst, const void *src, size_t len);
+/* Did this thread's last failed osmp__copy_from fail because its process was
+ * gone (ESRCH: it exits before its pidfd says so, once its memory is torn down)? */
+int osmp__copy_gone(void);
 /* The same without the fault injection of OSMP_FAULT or the counts of
  * osmp_copy_stats: team creation's probe of whether single copy works, which is
  * not a copy of a collective. */

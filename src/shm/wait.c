@@ -41,7 +41,7 @@ osmp_atomic32_t osmp__wait_registered;
 static osmp_atomic32_t naps_out;
 
 void (*osmp__wait_progress)(void);
-__thread int osmp__wait_others;
+__thread int osmp__wait_others __attribute__((tls_model("initial-exec")));
 
 unsigned osmp__wait_naps_out(void)
 {

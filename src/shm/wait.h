@@ -38,7 +38,7 @@ unsigned osmp__wait_naps_out(void);
  * teams, which a peer may need before it can publish what this wait expects).
  * Called only while osmp__wait_others is non-zero (thread-local). */
 extern void (*osmp__wait_progress)(void);
-extern __thread int osmp__wait_others;
+extern __thread int osmp__wait_others __attribute__((tls_model("initial-exec")));
 
 /* Wake every sleeper on ctr (osmp__publish). */
 void osmp__wake(osmp_atomic64_t *ctr);

@@ -68,12 +68,10 @@ static inline __attribute__((always_inline)) int call(osmp__team_t t, osmp_coll_
     return rc;
 }
 
-/* Tracing off costs the one branch on t->coll.trace here (and one per copy),
- * nonblocking calls the one on t->head. */
+/* Tracing off costs the one branch on t->coll.trace here (and one per copy). */
 static inline __attribute__((always_inline)) int run_now(osmp__team_t t, osmp_coll_t c, struct osmp__args *a,
                                                          int dtype, osmp_op_t op)
 {
-    if (__builtin_expect(t->head != NULL, 0)) osmp__requests_drain(t); /* they come first, on every participant */
     int rc = check_args(t, c, a->vector ? 0 : a->count, dtype, (int)op, a->root);
     if (rc) return rc;
     struct osmp__trace *tr = t->coll.trace;
@@ -85,16 +83,25 @@ static inline __attribute__((always_inline)) int run_now(osmp__team_t t, osmp_co
     return rc;
 }
 
-/* With OSMP_PROGRESS=thread the team is locked while the call runs (the
- * progress thread may be in its queue). */
+/* The long way (t->detour): outstanding requests come first, on every
+ * participant; with OSMP_PROGRESS=thread the team is locked while the call
+ * runs (the progress thread may be in its queue). Out of line, so that the
+ * usual call keeps its short frame. */
+static __attribute__((noinline)) int run_detour(osmp__team_t t, osmp_coll_t c, struct osmp__args *a, int dtype,
+                                                osmp_op_t op)
+{
+    osmp__team_lock(t);
+    if (t->head) osmp__requests_drain(t);
+    int rc = run_now(t, c, a, dtype, op);
+    osmp__team_unlock(t);
+    return rc;
+}
+
 static inline __attribute__((always_inline)) int run(osmp__team_t t, osmp_coll_t c, struct osmp__args *a, int dtype,
                                                      osmp_op_t op)
 {
-    if (__builtin_expect(!t->progress, 1)) return run_now(t, c, a, dtype, op);
-    pthread_mutex_lock(&t->lock);
-    int rc = run_now(t, c, a, dtype, op);
-    pthread_mutex_unlock(&t->lock);
-    return rc;
+    if (__builtin_expect(t->detour, 0)) return run_detour(t, c, a, dtype, op);
+    return run_now(t, c, a, dtype, op);
 }
 
 /* How a call is made: blocking (NULL), or as a request (nonblocking, or

@@ -39,6 +39,9 @@ struct osmp__team {
      * advances its requests too, so every entry point holds lock (request.c);
      * the progress thread only tries it. */
     int progress;
+    /* A blocking call must take the long way (api.c): requests outstanding,
+     * or progress; one load on the usual call. */
+    int detour;
     int on_progress; /* on the progress thread's list */
     struct osmp__team *next_progress;
     pthread_mutex_t lock;

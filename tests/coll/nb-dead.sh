@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A participant dies while every participant has requests outstanding:
-# nb-check --dead VICTIM. Every survivor's osmp_waitall must return
+# nb-check --dead VICTIM. Every survivor's posts or osmp_waitall must return
 # OSMP_ERR_PEER_LOST within a second (nb-check asserts it), by itself, before
 # osmp-run would kill anyone (a 30 s grace), and nothing may be left in /dev/shm.
 # usage: nb-dead.sh OSMP-RUN NB-CHECK NRANKS VICTIM [osmp-run args...]

@@ -130,7 +130,7 @@ static inline __attribute__((always_inline)) int allgather_ring(osmp__coll_t t, 
                                    : (const char *)(uintptr_t)osmp__mb_chan(m, pred, OSMP__DOWN)->addr +
                                          osmp__displ_of(a, take) * e;
                     if (tbytes && osmp__copy_from(m->pids[pred], m->local[pred], dst, src, tbytes))
-                        return osmp__mb_fail(m, OSMP_ERR_COPY); /* my successor would read it from me */
+                        return osmp__mb_fail(m, osmp__mb_copy_failed(m, pred)); /* my successor would read it from me */
                     osmp__trace_copy(t, pred, me, tbytes);
                 } else if (off < tbytes) {
                     size_t len = tbytes - off < chunk ? tbytes - off : chunk;

@@ -105,7 +105,7 @@ int osmp__alltoall_distance(osmp__coll_t t, const struct osmp__args *a)
             osmp__copy_own(t, (char *)a->out + (size_t)me * bytes, (const char *)a->in + (size_t)me * bytes, bytes);
         else if (bytes && osmp__copy_from(m->pids[r], m->local[r], (char *)a->out + (size_t)r * bytes,
                                           src + (size_t)me * bytes, bytes))
-            rc = OSMP_ERR_COPY;
+            rc = osmp__mb_copy_failed(m, r);
         osmp__trace_copy(t, r, me, bytes);
     }
     free(order);

@@ -28,7 +28,7 @@ static inline __attribute__((always_inline)) int alltoall_pairwise(osmp__coll_t 
             osmp__copy_own(t, (char *)a->out + (size_t)me * bytes, (const char *)a->in + (size_t)me * bytes, bytes);
         else if (osmp__copy_from(m->pids[r], m->local[r], (char *)a->out + (size_t)r * bytes,
                                  src + (size_t)me * bytes, bytes))
-            co->rc = OSMP_ERR_COPY;
+            co->rc = osmp__mb_copy_failed(m, r);
         osmp__trace_copy(t, r, me, bytes);
     }
     osmp__mb_publish(m, OSMP__DOWN, co->s);

@@ -3,10 +3,6 @@
 
 #include "coll/co.h"
 
-/* osmp__alltoall_rows (coll.h) as a sub-machine (alltoallv_direct.c runs it too). */
-int osmp__alltoall_rows_co(osmp__coll_t t, const struct osmp__args *a, uint64_t base, uint64_t first,
-                           int direct, unsigned *published, struct osmp__co_sub *sub);
-
 /* Bytes of my block for (from) rank q that go through the rows: all of them
  * here; in alltoallv direct (part > 0) those osmp__pair_path sends this way,
  * never my own block (its caller copies it). */

@@ -12,10 +12,6 @@
 
 #include "coll/co.h"
 
-/* osmp__alltoall_rows (coll.h) as a sub-machine (alltoall/alltoall_slots.c). */
-int osmp__alltoall_rows_co(osmp__coll_t t, const struct osmp__args *a, uint64_t base, uint64_t first,
-                           int direct, unsigned *published, struct osmp__co_sub *sub);
-
 /*
  * Direct alltoallv protocol. My mailbox line has part = OSMP_INLINE_MAX / (n -
  * 1) bytes for each other rank q, at (q - (q > me)) * part, and the ring slot
@@ -159,7 +155,7 @@ static inline __attribute__((always_inline)) int alltoallv_direct(osmp__coll_t t
                                   : osmp__mb_slot(m, w, d, slot) + i * spart,
                    sizeof addr);
             if (osmp__copy_from(m->pids[w], m->local[w], dst, (const void *)(uintptr_t)addr, b))
-                co->rc = OSMP_ERR_COPY;
+                co->rc = osmp__mb_copy_failed(m, w);
             co->j = 1;
         }
         osmp__trace_copy(t, w, me, b);

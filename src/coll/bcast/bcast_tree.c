@@ -90,7 +90,7 @@ static inline __attribute__((always_inline)) int bcast_tree(osmp__coll_t t, cons
             per = p->per_chunk * a->esize;
             size_t off = co->c * per, n = (co->k == p->nchunks ? bytes : co->k * per) - off;
             if (osmp__copy_from(m->pids[par], m->local[par], buf + off, co->first + off, n))
-                return osmp__mb_fail(m, OSMP_ERR_COPY); /* my children must not copy what I do not have */
+                return osmp__mb_fail(m, osmp__mb_copy_failed(m, par)); /* my children must not copy what I do not have */
             osmp__trace_copy(t, par, t->rank, n);
             osmp__mb_publish(m, OSMP__DOWN, p->base + co->k);
         }

@@ -189,7 +189,7 @@ static inline __attribute__((always_inline)) int gather_direct(osmp__coll_t t, c
             osmp__copy_once(a, b) ? osmp__mb_chan(m, r, OSMP__UP)->addr : exposed_at(t, a, r, b, co->minis);
         const void *src = (const void *)(uintptr_t)at;
         if (b && osmp__copy_from(m->pids[r], m->local[r], out + osmp__displ_of(a, r) * e, src, b))
-            co->rc = OSMP_ERR_COPY;
+            co->rc = osmp__mb_copy_failed(m, r);
         osmp__trace_copy(t, r, me, b);
     }
     osmp__mb_publish(m, OSMP__DOWN, co->base + 1); /* single copy 3 */

@@ -170,12 +170,12 @@ static inline __attribute__((always_inline)) int gather_once(osmp__coll_t t, con
                 while (p + run < e && tr->sub[p + run] == tr->sub[p] + (int)run) run++;
                 if (osmp__copy_from(m->pids[c], m->local[c], out + (size_t)tr->sub[p] * B,
                                     src + (p - off / B) * B, run * B))
-                    co->rc = OSMP_ERR_COPY;
+                    co->rc = osmp__mb_copy_failed(m, c);
                 osmp__trace_copy(t, c, me, run * B);
                 p += run;
             }
         } else if (stage && !co->rc) {
-            if (osmp__copy_from(m->pids[c], m->local[c], stage + off, src, cl)) co->rc = OSMP_ERR_COPY;
+            if (osmp__copy_from(m->pids[c], m->local[c], stage + off, src, cl)) co->rc = osmp__mb_copy_failed(m, c);
             osmp__trace_copy(t, c, me, cl);
         }
         co->off += cl;

@@ -125,7 +125,7 @@ static inline __attribute__((always_inline)) int scatter_direct(osmp__coll_t t, 
         OSMP__AWAIT(R, co, m, root, OSMP__DOWN, co->base + 1); /* 2 */
         const char *src = (const char *)(uintptr_t)osmp__mb_chan(m, root, OSMP__DOWN)->addr;
         if (osmp__copy_from(m->pids[root], m->local[root], a->out, src + (size_t)me * B, B))
-            co->rc = OSMP_ERR_COPY;
+            co->rc = osmp__mb_copy_failed(m, root);
         osmp__trace_copy(t, root, me, B);
         osmp__mb_publish(m, OSMP__DOWN, co->base + 1);
         goto done;
@@ -181,7 +181,7 @@ static inline __attribute__((always_inline)) int scatter_direct(osmp__coll_t t, 
             memcpy(&co->at, osmp__mb_slot(m, root, OSMP__DOWN, mini_of(co->minis, me, root)), sizeof(co->at));
             if (co->at) {
                 const char *src = (const char *)(uintptr_t)co->at + (size_t)me * B;
-                if (osmp__copy_from(m->pids[root], m->local[root], a->out, src, B)) co->rc = OSMP_ERR_COPY;
+                if (osmp__copy_from(m->pids[root], m->local[root], a->out, src, B)) co->rc = osmp__mb_copy_failed(m, root);
                 osmp__trace_copy(t, root, me, B);
                 osmp__mb_publish(m, OSMP__DOWN, co->base + 1);
                 goto done;

@@ -170,7 +170,7 @@ static inline __attribute__((always_inline)) int scatter_once(osmp__coll_t t, co
                 while (p + run < tr->nsub && tr->sub[p + run] == tr->sub[p] + run) run++;
                 if (osmp__copy_from(m->pids[tr->parent], m->local[tr->parent], stage + (size_t)p * B,
                                     src + (size_t)tr->sub[p] * B, (size_t)run * B))
-                    co->rc = OSMP_ERR_COPY;
+                    co->rc = osmp__mb_copy_failed(m, tr->parent);
                 osmp__trace_copy(t, tr->parent, me, (size_t)run * B);
                 p += run;
             }
@@ -178,7 +178,7 @@ static inline __attribute__((always_inline)) int scatter_once(osmp__coll_t t, co
             size_t s0 = B; /* my stream's place in my parent's (after its own block) */
             for (int b = 0; b < tr->nbefore; b++) s0 += (size_t)tr->before_nsub[b] * B;
             if (osmp__copy_from(m->pids[tr->parent], m->local[tr->parent], stage, src + s0, (size_t)tr->nsub * B))
-                co->rc = OSMP_ERR_COPY;
+                co->rc = osmp__mb_copy_failed(m, tr->parent);
             osmp__trace_copy(t, tr->parent, me, (size_t)tr->nsub * B);
         }
         osmp__mb_publish(m, OSMP__UP, co->base + 1);
