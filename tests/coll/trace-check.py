@@ -489,7 +489,8 @@ NONBLOCKING = {
                               {"bcast", "reduce", "allreduce", "gather", "scatter", "alltoall"}),
     "nonblocking-64-kunpeng-pipelined": (64, ["--topology", "{T}/kunpeng920-2x64-clusters.xml"], ["--bind", "scatter"],
                                          {"OSMP_CHUNK_SIZE": "1024", "OSMP_PIPELINE_DEPTH": "2"}, 65541,
-                                         {"bcast", "allgather", "reduce_scatter_block", "gather", "scatter", "alltoall"}),
+                                         {"bcast", "reduce", "allreduce", "allgather", "reduce_scatter_block", "gather",
+                                          "scatter", "alltoall"}),
 }
 
 SC0 = {"OSMP_SINGLE_COPY": "cma", "OSMP_SINGLE_COPY_MIN": "0"}

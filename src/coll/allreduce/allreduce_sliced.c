@@ -36,10 +36,12 @@
 #include <string.h>
 
 #include "common/fault.h"
-#include "coll/coll.h"
+#include "coll/co.h"
 
 int osmp__allreduce_tree(osmp__coll_t t, const struct osmp__args *a);
 int osmp__reduce_tree(osmp__coll_t t, const struct osmp__args *a);
+int osmp__allreduce_tree_co(osmp__coll_t t, const struct osmp__args *a, struct osmp__co *co);
+int osmp__reduce_tree_co(osmp__coll_t t, const struct osmp__args *a, struct osmp__co *co);
 
 /*
  * Sliced reduction protocol, per chunk c (ring slot c % depth; steps below):
@@ -224,7 +226,21 @@ struct call {
     int slot;
     size_t off, k; /* the chunk: first element, elements */
     int in_out;    /* my slice is folded in my output, then staged into my down slot */
+    /* The resumable form runs each unit below twice: probing (its waits
+     * polled, nothing written; OSMP__PENDING at the first unmet one), then,
+     * once every wait is met, for real, where no wait blocks. */
+    int probe;
 };
+
+/* A unit's wait for `rank` to have published `step` on dir. */
+#define WAIT(c, m, rank, dir, step)                                                                          \
+    do {                                                                                                     \
+        if ((c)->probe) {                                                                                    \
+            if (!osmp__mb_poll(m, rank, dir, step)) return OSMP__PENDING;                                    \
+        } else if (osmp__mb_wait(m, rank, dir, step)) {                                                      \
+            return (m)->failed;                                                                              \
+        }                                                                                                    \
+    } while (0)
 
 static uint64_t st_partial(const struct call *c, int L)
 {
@@ -271,7 +287,8 @@ static int gather(const struct call *c, const struct sl_group *G, int L, int dir
         if (a >= b) continue;
         int y = G->sub[p];
         if (y == t->rank && fold == 2) continue;
-        if (y != t->rank && osmp__mb_wait(m, y, dir, step)) return m->failed;
+        if (y != t->rank) WAIT(c, m, y, dir, step);
+        if (c->probe) continue;
         const char *src = osmp__mb_slot(m, y, OSMP__DOWN, c->slot) + (buf_of(c, L, y) + a - ylo) * e;
         if (fold == 1)
             c->a->fn(dst + (a - lo) * e, src, b - a);
@@ -282,7 +299,8 @@ static int gather(const struct call *c, const struct sl_group *G, int L, int dir
     return OSMP_OK;
 }
 
-static int chunk_up(const struct call *c)
+/* Step 1 of chunk c. */
+static int up_input(const struct call *c)
 {
     osmp__coll_t t = c->t;
     struct osmp__mbox *m = &t->mb;
@@ -290,10 +308,13 @@ static int chunk_up(const struct call *c)
     const struct osmp__args *a = c->a;
     int me = t->rank, n = t->size;
     size_t e = a->esize, k = c->k;
-    char *up = osmp__mb_claim(m, OSMP__UP, c->slot, t->peers, n - 1, OSMP__DOWN, st_done(c)); /* 1 */
+    if (c->probe)
+        return osmp__mb_claim_ready(m, OSMP__UP, c->slot) && osmp__mb_claim_ready(m, OSMP__DOWN, c->slot)
+                   ? OSMP_OK
+                   : OSMP__PENDING;
+    char *up = osmp__mb_claim(m, OSMP__UP, c->slot, t->peers, n - 1, OSMP__DOWN, st_done(c));
     if (!up) return m->failed;
-    char *down = osmp__mb_claim(m, OSMP__DOWN, c->slot, t->peers, n - 1, OSMP__DOWN, st_done(c));
-    if (!down) return m->failed;
+    if (!osmp__mb_claim(m, OSMP__DOWN, c->slot, t->peers, n - 1, OSMP__DOWN, st_done(c))) return m->failed;
     const char *in = (const char *)a->in + c->off * e;
     int L0 = s->mine[0];
     const struct sl_group *G0 = &s->groups[L0][s->grp[L0 * n + me]];
@@ -302,79 +323,115 @@ static int chunk_up(const struct call *c)
     osmp__stage(t, up + hi * e, in + hi * e, (k - hi) * e);
     osmp__trace_copy(t, me, me, (k - (hi - lo)) * e);
     osmp__mb_publish(m, OSMP__UP, c->sc);
-
-    for (int i = 0; i < s->nmine; i++) { /* 2 */
-        int L = s->mine[i];
-        const struct sl_group *G = &s->groups[L][s->grp[L * n + me]];
-        lo = lo_of(k, G->nsub, s->pos[L * n + me]);
-        hi = lo_of(k, G->nsub, s->pos[L * n + me] + 1);
-        char *acc = down + buf_of(c, L, me) * e;
-        if (c->in_out) acc = (char *)a->out + (c->off + lo) * e;
-        for (int j = 0; j < G->nchild && hi > lo; j++) {
-            int lev = G->child_lev[j], y = G->child_rep[j];
-            if (lev >= 0) {
-                const struct sl_group *C = &s->groups[lev][s->grp[lev * n + y]];
-                if (gather(c, C, lev, OSMP__UP, st_partial(c, lev), lo, hi, acc, j > 0)) return m->failed;
-                continue;
-            }
-            if (y != me && osmp__mb_wait(m, y, OSMP__UP, c->sc)) return m->failed;
-            const char *v = (y == me ? in : osmp__mb_slot(m, y, OSMP__UP, c->slot)) + lo * e;
-            osmp__trace_copy(t, y, me, (hi - lo) * e);
-            int y1 = j == 0 && G->nchild > 1 && G->child_lev[1] < 0 ? G->child_rep[1] : -1;
-            if (y1 >= 0 && a->fn3) { /* the first two inputs into the slice in one pass, not a copy then a fold */
-                if (y1 != me && osmp__mb_wait(m, y1, OSMP__UP, c->sc)) return m->failed;
-                a->fn3(acc, v, (y1 == me ? in : osmp__mb_slot(m, y1, OSMP__UP, c->slot)) + lo * e, hi - lo);
-                osmp__trace_copy(t, y1, me, (hi - lo) * e);
-                j++;
-            } else if (j > 0) {
-                a->fn(acc, v, hi - lo);
-            } else if (acc != v) { /* (in place, rank 0's first child is its own output) */
-                memcpy(acc, v, (hi - lo) * e);
-            }
-        }
-        if (c->in_out) {
-            osmp__stage(t, down + buf_of(c, L, me) * e, acc, (hi - lo) * e);
-            osmp__trace_copy(t, me, me, (hi - lo) * e);
-        }
-        osmp__trace_reduce(t, (size_t)G->nchild * (hi - lo) * e);
-        osmp__mb_publish(m, OSMP__UP, st_partial(c, L));
-    }
     return OSMP_OK;
 }
 
-static int chunk_down(const struct call *c, int all)
+/* Step 2 of chunk c at my i-th non-trivial level. */
+static int up_level(const struct call *c, int i)
 {
     osmp__coll_t t = c->t;
     struct osmp__mbox *m = &t->mb;
     const struct osmp__slicing *s = c->s;
     const struct osmp__args *a = c->a;
-    int me = t->rank, n = t->size, NL = s->nlevels;
-    size_t e = a->esize, k = c->k, lo, hi;
+    int me = t->rank, n = t->size;
+    size_t e = a->esize;
     char *down = osmp__mb_slot(m, me, OSMP__DOWN, c->slot);
-    int L0 = s->mine[0];
-    const struct sl_group *G0 = &s->groups[L0][s->grp[L0 * n + me]];
-    if (all) { /* 3 */
-        for (int i = s->nmine - 2; i >= 0; i--) {
-            int L = s->mine[i], U = s->mine[i + 1];
-            const struct sl_group *G = &s->groups[L][s->grp[L * n + me]];
-            lo = lo_of(k, G->nsub, s->pos[L * n + me]);
-            hi = lo_of(k, G->nsub, s->pos[L * n + me] + 1);
-            const struct sl_group *GU = &s->groups[U][s->grp[U * n + me]];
-            int dir = U == NL - 1 ? OSMP__UP : OSMP__DOWN;
-            if (hi > lo && gather(c, GU, U, dir, st_final(c, U), lo, hi, down + buf_of(c, L, me) * e, 0))
-                return m->failed;
-            osmp__mb_publish(m, OSMP__DOWN, st_final(c, L));
+    const char *in = (const char *)a->in + c->off * e;
+    int L = s->mine[i];
+    const struct sl_group *G = &s->groups[L][s->grp[L * n + me]];
+    size_t lo = lo_of(c->k, G->nsub, s->pos[L * n + me]), hi = lo_of(c->k, G->nsub, s->pos[L * n + me] + 1);
+    char *acc = down + buf_of(c, L, me) * e;
+    if (c->in_out) acc = (char *)a->out + (c->off + lo) * e;
+    for (int j = 0; j < G->nchild && hi > lo; j++) {
+        int lev = G->child_lev[j], y = G->child_rep[j];
+        if (lev >= 0) {
+            const struct sl_group *C = &s->groups[lev][s->grp[lev * n + y]];
+            int rc = gather(c, C, lev, OSMP__UP, st_partial(c, lev), lo, hi, acc, j > 0);
+            if (rc) return rc;
+            continue;
         }
-        if (gather(c, G0, L0, L0 == NL - 1 ? OSMP__UP : OSMP__DOWN, st_final(c, L0), 0, k,
-                   (char *)a->out + c->off * e, c->in_out ? 2 : 0))
-            return m->failed;
-    } else if (me == a->root) {
-        const struct sl_group *top = &s->groups[NL - 1][0];
-        if (gather(c, top, NL - 1, OSMP__UP, st_final(c, NL - 1), 0, k, (char *)a->out + c->off * e, 0))
-            return m->failed;
+        if (y != me) WAIT(c, m, y, OSMP__UP, c->sc);
+        int y1 = j == 0 && G->nchild > 1 && G->child_lev[1] < 0 ? G->child_rep[1] : -1;
+        if (y1 >= 0 && a->fn3 && y1 != me) WAIT(c, m, y1, OSMP__UP, c->sc);
+        if (c->probe) {
+            j += y1 >= 0 && a->fn3;
+            continue;
+        }
+        const char *v = (y == me ? in : osmp__mb_slot(m, y, OSMP__UP, c->slot)) + lo * e;
+        osmp__trace_copy(t, y, me, (hi - lo) * e);
+        if (y1 >= 0 && a->fn3) { /* the first two inputs into the slice in one pass, not a copy then a fold */
+            a->fn3(acc, v, (y1 == me ? in : osmp__mb_slot(m, y1, OSMP__UP, c->slot)) + lo * e, hi - lo);
+            osmp__trace_copy(t, y1, me, (hi - lo) * e);
+            j++;
+        } else if (j > 0) {
+            a->fn(acc, v, hi - lo);
+        } else if (acc != v) { /* (in place, rank 0's first child is its own output) */
+            memcpy(acc, v, (hi - lo) * e);
+        }
     }
-    osmp__mb_publish(m, OSMP__DOWN, st_done(c)); /* 4 */
+    if (c->probe) return OSMP_OK;
+    if (c->in_out) {
+        osmp__stage(t, down + buf_of(c, L, me) * e, acc, (hi - lo) * e);
+        osmp__trace_copy(t, me, me, (hi - lo) * e);
+    }
+    osmp__trace_reduce(t, (size_t)G->nchild * (hi - lo) * e);
+    osmp__mb_publish(m, OSMP__UP, st_partial(c, L));
     return OSMP_OK;
+}
+
+/* Step 3 of chunk c (allreduce) at my i-th non-trivial level, i below the top. */
+static int down_level(const struct call *c, int i)
+{
+    osmp__coll_t t = c->t;
+    const struct osmp__slicing *s = c->s;
+    int me = t->rank, n = t->size, L = s->mine[i], U = s->mine[i + 1];
+    const struct sl_group *G = &s->groups[L][s->grp[L * n + me]];
+    size_t lo = lo_of(c->k, G->nsub, s->pos[L * n + me]), hi = lo_of(c->k, G->nsub, s->pos[L * n + me] + 1);
+    const struct sl_group *GU = &s->groups[U][s->grp[U * n + me]];
+    char *down = osmp__mb_slot(&t->mb, me, OSMP__DOWN, c->slot);
+    int dir = U == s->nlevels - 1 ? OSMP__UP : OSMP__DOWN;
+    if (hi > lo) {
+        int rc = gather(c, GU, U, dir, st_final(c, U), lo, hi, down + buf_of(c, L, me) * c->a->esize, 0);
+        if (rc) return rc;
+    }
+    if (!c->probe) osmp__mb_publish(&t->mb, OSMP__DOWN, st_final(c, L));
+    return OSMP_OK;
+}
+
+/* The end of step 3 (allreduce: the whole chunk into my output; reduce: the
+ * root's), and step 4. */
+static int down_out(const struct call *c, int all)
+{
+    osmp__coll_t t = c->t;
+    const struct osmp__slicing *s = c->s;
+    const struct osmp__args *a = c->a;
+    int me = t->rank, NL = s->nlevels, L0 = s->mine[0];
+    char *out = (char *)a->out + c->off * a->esize;
+    int rc = OSMP_OK;
+    if (all)
+        rc = gather(c, &s->groups[L0][s->grp[L0 * t->size + me]], L0, L0 == NL - 1 ? OSMP__UP : OSMP__DOWN,
+                    st_final(c, L0), 0, c->k, out, c->in_out ? 2 : 0);
+    else if (me == a->root)
+        rc = gather(c, &s->groups[NL - 1][0], NL - 1, OSMP__UP, st_final(c, NL - 1), 0, c->k, out, 0);
+    if (rc) return rc;
+    if (!c->probe) osmp__mb_publish(&t->mb, OSMP__DOWN, st_done(c)); /* 4 */
+    return OSMP_OK;
+}
+
+/* The units of loop turn i: chunk i's steps 1 and 2 (i < nchunks), then chunk
+ * i - lag's step 3 (i >= lag): 1 + nmine units up, nmine units down
+ * (nmine - 1 levels and down_out). Unit u of turn i for c and d. */
+static int unit(struct call *c, struct call *d, int all, size_t i, size_t nchunks, size_t lag, int u)
+{
+    int nm = c->s->nmine;
+    if (u <= nm) {
+        if (i >= nchunks) return OSMP_OK;
+        return u == 0 ? up_input(c) : up_level(c, u - 1);
+    }
+    if (i < lag) return OSMP_OK;
+    u -= nm + 1; /* 0 .. nm - 1: levels nm - 2 down to 0 (allreduce), then the output */
+    if (u < nm - 1) return all ? down_level(d, nm - 2 - u) : OSMP_OK;
+    return down_out(d, all);
 }
 
 static void at(struct call *c, uint64_t base, uint64_t stride, size_t i)
@@ -385,7 +442,37 @@ static void at(struct call *c, uint64_t base, uint64_t stride, size_t i)
     c->k = c->a->count - c->off < c->K ? c->a->count - c->off : c->K;
 }
 
-static int run(osmp__coll_t t, const struct osmp__args *a, int hier, int all)
+/* The call's chunking: K (0: slots too small, the tree instead). */
+static size_t chunk_elems(osmp__coll_t t, const struct osmp__args *a, const struct osmp__slicing *s)
+{
+    /* The largest chunk whose slices of every level fit one slot beside each
+     * other (the same on every participant: from the plan). */
+    size_t C = t->mb.chunk / a->esize;
+    if (C <= (size_t)s->nlevels + 1) return 0;
+    double fit = (double)(C - (size_t)s->nlevels - 1) / s->load;
+    size_t K = fit >= (double)C ? C : (size_t)fit;
+    return K < 1 ? 1 : K;
+}
+
+/* The slicing for this call (hier: the plan's levels), built on first use. */
+static const struct osmp__slicing *slicing_of(osmp__coll_t t, int hier)
+{
+    if (hier && t->slicing[1] && t->slicing[1]->plan != t->plan) { /* reduce and allreduce with specs of their own */
+        slicing_free(t->slicing[1]);
+        t->slicing[1] = NULL;
+    }
+    if (!t->slicing[hier]) t->slicing[hier] = slicing_build(t, hier);
+    return t->slicing[hier];
+}
+
+/*
+ * Both forms (R: resumable, co non-NULL). Across its waits the resumable form
+ * keeps the phase (co->base), the loop turn (co->c) and unit (co->j), and in
+ * co->bits 1 once started, 2 once handed over to the tree (co->p and the rest
+ * of co then the tree's).
+ */
+static inline __attribute__((always_inline)) int sliced(osmp__coll_t t, const struct osmp__args *a, int hier,
+                                                        int all, struct osmp__co *co, const int R)
 {
     size_t e = a->esize, count = a->count;
     if (t->size == 1) {
@@ -393,66 +480,84 @@ static int run(osmp__coll_t t, const struct osmp__args *a, int hier, int all)
         osmp__trace_copy(t, 0, 0, a->out != a->in ? count * e : 0);
         return OSMP_OK;
     }
+    if (R && (co->bits & 2)) return all ? osmp__allreduce_tree_co(t, a, co) : osmp__reduce_tree_co(t, a, co);
     if (!hier || osmp__flat_team(t)) hier = 0; /* one group either way: share its slicing */
-    if (hier && t->slicing[1] && t->slicing[1]->plan != t->plan) { /* reduce and allreduce with specs of their own */
-        slicing_free(t->slicing[1]);
-        t->slicing[1] = NULL;
-    }
-    if (!t->slicing[hier] && !(t->slicing[hier] = slicing_build(t, hier))) return OSMP_ERR_NO_MEMORY;
-    struct call c = {t, a, t->slicing[hier], 0, 0, 0, 0, 0, 0};
-    struct call d = c;
-    int NL = c.s->nlevels;
-    /* The largest chunk whose slices of every level fit one slot beside each
-     * other (the same on every participant: from the plan). Slots too small
-     * for that leave the reduction to the tree. */
-    size_t C = t->mb.chunk / e;
-    if (C <= (size_t)NL + 1) {
+    const struct osmp__slicing *s = slicing_of(t, hier);
+    if (!s) return OSMP_ERR_NO_MEMORY;
+    struct call c = {t, a, s, chunk_elems(t, a, s), 0, 0, 0, 0, 0, 0};
+    if (!c.K) { /* slots too small for that: the tree instead */
         osmp__trace_handover(t, "flat"); /* (sliced takes no radix: a->radix is 0) */
-        return all ? osmp__allreduce_tree(t, a) : osmp__reduce_tree(t, a);
+        if (!R) return all ? osmp__allreduce_tree(t, a) : osmp__reduce_tree(t, a);
+        co->bits = 3;
+        return all ? osmp__allreduce_tree_co(t, a, co) : osmp__reduce_tree_co(t, a, co);
     }
-    double fit = (double)(C - (size_t)NL - 1) / c.s->load;
-    c.K = fit >= (double)C ? C : (size_t)fit;
-    if (c.K < 1) c.K = 1;
     size_t nchunks = (count + c.K - 1) / c.K;
-    uint64_t stride = 2 * (uint64_t)NL + 2;
+    uint64_t stride = 2 * (uint64_t)s->nlevels + 2;
     if (nchunks >= (OSMP__PHASE_STEPS - 1) / stride) return OSMP_ERR_RANGE;
     /* Down steps run `lag` chunks behind the up steps, so that a participant
      * folds the next chunks while the top level finishes this one. A slot is
      * claimed again `depth` chunks later, after the down steps that free it. */
     size_t lag = (size_t)(t->mb.depth / 2);
     if (lag > nchunks) lag = nchunks;
-    uint64_t base = osmp__phase(t);
-    d.K = c.K;
     /* One level, allreduce: I fold my slice into my output and stage it from
      * there (step 2) rather than fold into my slot and copy it out, so the
      * slot is written by a plain copy that osmp__stage may stream (a far
      * team's slots cross between caches). In place, a later child's input would be read
      * after the first fold overwrote it: only for the first one or two. */
-    c.in_out = all && NL == 1 && (a->in != a->out || t->rank < (a->fn3 ? 2 : 1));
-    d.in_out = c.in_out;
-    for (size_t i = 0; i < nchunks + lag; i++) {
-        if (i < nchunks && (at(&c, base, stride, i), chunk_up(&c))) return t->mb.failed;
-        if (i >= lag && (at(&d, base, stride, i - lag), chunk_down(&d, all))) return t->mb.failed;
+    c.in_out = all && s->nlevels == 1 && (a->in != a->out || t->rank < (a->fn3 ? 2 : 1));
+    struct call d = c;
+    int nunits = 2 * s->nmine + 1;
+    if (!R) {
+        uint64_t base = osmp__phase(t);
+        for (size_t i = 0; i < nchunks + lag; i++) {
+            at(&c, base, stride, i);
+            if (i >= lag) at(&d, base, stride, i - lag);
+            for (int u = 0; u < nunits; u++)
+                if (unit(&c, &d, all, i, nchunks, lag, u)) return t->mb.failed;
+        }
+        return OSMP_OK;
+    }
+    if (!(co->bits & 1)) {
+        co->base = osmp__phase(t);
+        co->c = 0;
+        co->j = 0;
+        co->bits = 1;
+    }
+    for (; co->c < nchunks + lag; co->c++, co->j = 0) {
+        at(&c, co->base, stride, co->c);
+        if (co->c >= lag) at(&d, co->base, stride, co->c - lag);
+        for (; co->j < nunits; co->j++) {
+            c.probe = d.probe = 1;
+            int rc = unit(&c, &d, all, co->c, nchunks, lag, co->j);
+            if (rc) return rc;
+            c.probe = d.probe = 0;
+            if ((rc = unit(&c, &d, all, co->c, nchunks, lag, co->j))) return rc;
+        }
     }
     return OSMP_OK;
 }
 
-int osmp__allreduce_sliced(osmp__coll_t t, const struct osmp__args *a)
+static inline __attribute__((always_inline)) int allreduce_sliced(osmp__coll_t t, const struct osmp__args *a,
+                                                                  struct osmp__co *co, const int R)
 {
-    return run(t, a, 0, 1);
+    return sliced(t, a, 0, 1, co, R);
 }
-
-int osmp__allreduce_hsliced(osmp__coll_t t, const struct osmp__args *a)
+static inline __attribute__((always_inline)) int allreduce_hsliced(osmp__coll_t t, const struct osmp__args *a,
+                                                                   struct osmp__co *co, const int R)
 {
-    return run(t, a, 1, 1);
+    return sliced(t, a, 1, 1, co, R);
 }
-
-int osmp__reduce_sliced(osmp__coll_t t, const struct osmp__args *a)
+static inline __attribute__((always_inline)) int reduce_sliced(osmp__coll_t t, const struct osmp__args *a,
+                                                               struct osmp__co *co, const int R)
 {
-    return run(t, a, 0, 0);
+    return sliced(t, a, 0, 0, co, R);
 }
-
-int osmp__reduce_hsliced(osmp__coll_t t, const struct osmp__args *a)
+static inline __attribute__((always_inline)) int reduce_hsliced(osmp__coll_t t, const struct osmp__args *a,
+                                                                struct osmp__co *co, const int R)
 {
-    return run(t, a, 1, 0);
+    return sliced(t, a, 1, 0, co, R);
 }
+OSMP__COMPILE_TWICE(osmp__allreduce_sliced, allreduce_sliced)
+OSMP__COMPILE_TWICE(osmp__allreduce_hsliced, allreduce_hsliced)
+OSMP__COMPILE_TWICE(osmp__reduce_sliced, reduce_sliced)
+OSMP__COMPILE_TWICE(osmp__reduce_hsliced, reduce_hsliced)
