@@ -266,7 +266,7 @@ static int copy_mapped(pid_t pid, int fd, void *dst, uint64_t a, size_t len)
     return rc;
 }
 
-static __thread int copy_gone; /* (osmp__copy_gone) */
+static __thread int copy_gone __attribute__((tls_model("initial-exec"))); /* (osmp__copy_gone) */
 
 static int copy(pid_t pid, int same_process, void *dst, const void *src, size_t len, int count)
 {
