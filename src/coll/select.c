@@ -458,12 +458,14 @@ int osmp__co_resume(osmp__coll_t t, osmp_coll_t c, const struct osmp__args *a, c
 void osmp__algs_print(FILE *f)
 {
     static const char *const size_names[OSMP__NSIZES] = {"inline", "medium", "large"};
-    fprintf(f, "Algorithms (force one with OSMP_<OP>_ALG=NAME; auto follows the selection table):\n");
+    fprintf(f, "Algorithms (force one with OSMP_<OP>_ALG=NAME; auto follows the selection table; \"no resumable "
+               "form\": a nonblocking call runs it to its end when waited for, or tested once every participant "
+               "posted it):\n");
     for (int c = 0; c < OSMP_COLL_COUNT; c++) {
         fprintf(f, "  %s\n", osmp_coll_name((osmp_coll_t)c));
         for (const struct osmp__alg *a = algs[c]; a->name; a++)
-            fprintf(f, "    %-14s %s%s\n", a->takes_radix ? "kary:K" : a->name, a->doc,
-                    a->needs_single_copy > 0 ? " [single copy]" : "");
+            fprintf(f, "    %-14s %s%s%s\n", a->takes_radix ? "kary:K" : a->name, a->doc,
+                    a->needs_single_copy > 0 ? " [single copy]" : "", a->co ? "" : " [no resumable form]");
     }
     fprintf(f, "\nSelection (first matching row; sizes: inline <= %d B, medium <= %d B, large above; shapes: "
                "one = a team of one, flat = one group of <= %d / more ranks, hier = several levels, "
