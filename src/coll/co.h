@@ -174,6 +174,19 @@ struct osmp__co {
         return body(t, a, co, 1);                                                                              \
     }
 
+/* The start of gather and scatter "hier", kept in the co: the plan's flat
+ * tree rooted at a->root and a new phase. 1: go on to the protocol the
+ * block's size says; else the call's status (an empty block: nobody waits,
+ * every rank's count being the same). */
+static inline int osmp__hier_start(osmp__coll_t t, const struct osmp__args *a, struct osmp__co *co, int R)
+{
+    if (R && co->pc) return 1; /* (started already) */
+    co->p.scratch = NULL;
+    if (!(co->tree = osmp__tree_get(t, 0, a->root))) return OSMP_ERR_NO_MEMORY;
+    co->base = osmp__phase(t);
+    return a->count && a->esize ? 1 : OSMP_OK;
+}
+
 /* The direct reductions' resumable form (allreduce_direct.c). */
 int osmp__direct_fold_co(osmp__coll_t t, const struct osmp__args *a, size_t vector_bytes, size_t lo,
                          struct osmp__co *co);

@@ -537,27 +537,15 @@ static inline __attribute__((always_inline)) int sliced(osmp__coll_t t, const st
     return OSMP_OK;
 }
 
-static inline __attribute__((always_inline)) int allreduce_sliced(osmp__coll_t t, const struct osmp__args *a,
-                                                                  struct osmp__co *co, const int R)
-{
-    return sliced(t, a, 0, 1, co, R);
-}
-static inline __attribute__((always_inline)) int allreduce_hsliced(osmp__coll_t t, const struct osmp__args *a,
-                                                                   struct osmp__co *co, const int R)
-{
-    return sliced(t, a, 1, 1, co, R);
-}
-static inline __attribute__((always_inline)) int reduce_sliced(osmp__coll_t t, const struct osmp__args *a,
-                                                               struct osmp__co *co, const int R)
-{
-    return sliced(t, a, 0, 0, co, R);
-}
-static inline __attribute__((always_inline)) int reduce_hsliced(osmp__coll_t t, const struct osmp__args *a,
-                                                                struct osmp__co *co, const int R)
-{
-    return sliced(t, a, 1, 0, co, R);
-}
-OSMP__COMPILE_TWICE(osmp__allreduce_sliced, allreduce_sliced)
-OSMP__COMPILE_TWICE(osmp__allreduce_hsliced, allreduce_hsliced)
-OSMP__COMPILE_TWICE(osmp__reduce_sliced, reduce_sliced)
-OSMP__COMPILE_TWICE(osmp__reduce_hsliced, reduce_hsliced)
+/* The four entry points: (all)reduce, sliced as one group or by the plan's levels. */
+#define SLICED(name, hier, all)                                                                              \
+    static inline __attribute__((always_inline)) int name(osmp__coll_t t, const struct osmp__args *a,        \
+                                                          struct osmp__co *co, const int R)                 \
+    {                                                                                                        \
+        return sliced(t, a, hier, all, co, R);                                                               \
+    }                                                                                                        \
+    OSMP__COMPILE_TWICE(osmp__##name, name)
+SLICED(allreduce_sliced, 0, 1)
+SLICED(allreduce_hsliced, 1, 1)
+SLICED(reduce_sliced, 0, 0)
+SLICED(reduce_hsliced, 1, 0)

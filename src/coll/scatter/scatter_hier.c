@@ -201,18 +201,13 @@ done:
     return co->rc;
 }
 
-/* The plan's flat tree rooted at a->root, a new phase, and the protocol that
- * the block's size says (osmp__hier_run, with its start kept in the co). */
+/* Its start (osmp__hier_start), then the protocol that the block's size says. */
 static inline __attribute__((always_inline)) int scatter_hier(osmp__coll_t t, const struct osmp__args *a,
-                                                              struct osmp__co *co, const int R)
+                                                             struct osmp__co *co, const int R)
 {
+    int rc = osmp__hier_start(t, a, co, R);
+    if (rc != 1) return rc;
     size_t B = a->count * a->esize;
-    if (!R || !co->pc) { /* (not started yet) */
-        co->p.scratch = NULL;
-        if (!(co->tree = osmp__tree_get(t, 0, a->root))) return OSMP_ERR_NO_MEMORY;
-        co->base = osmp__phase(t);
-        if (!B) return OSMP_OK; /* every rank's count is the same: nobody waits */
-    }
     return osmp__copy_once(a, B) ? scatter_once(t, a, co, B, R) : scatter_slots(t, a, co, B, R);
 }
 
