@@ -13,7 +13,9 @@
  *     OSMP__PENDING; the next call re-enters the switch there (protothreads'
  *     local continuations), the wait polls again, and the protocol goes on.
  * A local declared after the switch's start and used after a wait would be
- * uninitialised on re-entry: -Wjump-misses-init (below) reports it.
+ * uninitialised on re-entry. -Wjump-misses-init (below, GCC) reports a jump
+ * past a local's initialiser, not a local assigned before a wait and read
+ * after it: keep every such value in the co.
  *
  * A shared body that waits (tree.c's passes, bcast's modes) is a sub-machine
  * with its own saved place (struct osmp__co_sub), entered with OSMP__AWAIT_SUB.

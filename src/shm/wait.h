@@ -36,9 +36,10 @@ unsigned osmp__wait_naps_out(void);
 /* Other work a blocked waiter does between its polls once it yields or
  * sleeps (team/request.c: the calling thread's outstanding requests on other
  * teams, which a peer may need before it can publish what this wait expects).
- * Called only while osmp__wait_others is non-zero (thread-local). */
+ * Called only while osmp__wait_others (the process's teams with outstanding
+ * requests) is non-zero. */
 extern void (*osmp__wait_progress)(void);
-extern __thread int osmp__wait_others __attribute__((tls_model("initial-exec")));
+extern osmp_atomic32_t osmp__wait_others;
 
 /* Wake every sleeper on ctr (osmp__publish). */
 void osmp__wake(osmp_atomic64_t *ctr);

@@ -122,9 +122,7 @@ static inline __attribute__((always_inline)) int dispatch(osmp__team_t t, osmp_t
     if (p) {
         struct osmp__args b = *a;
         b.staged = 0;
-        int rc = osmp__request_post(t, h, c, &b, op, stage_src, stage_bytes, p->persistent, p->req);
-        if (!rc) (*p->req)->dtype = dtype;
-        return rc;
+        return osmp__request_post(t, h, c, &b, dtype, op, stage_src, stage_bytes, p->persistent, p->req);
     }
     if (!stage_bytes) return run(t, c, a, dtype, op);
     void *copy = osmp__malloc(stage_bytes);

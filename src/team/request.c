@@ -38,35 +38,47 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/fault.h"
 #include "common/knobs.h"
 
-/* Teams of this thread with outstanding requests (osmp__wait_others counts them). */
-static __thread osmp__team_t driven __attribute__((tls_model("initial-exec")));
+/* Teams with outstanding requests, each with the thread that last posted on
+ * it (its driver, whose blocked waits move it: sweep_driven), process-wide
+ * under drive_lock so that any thread may take a team off (osmp__wait_others
+ * counts them). Lock order: a team's lock, then drive_lock; the other way
+ * only by trylock. */
+static pthread_mutex_t drive_lock = PTHREAD_MUTEX_INITIALIZER;
+static osmp__team_t driven;
 
+/* Under t's lock. */
 static void drive(osmp__team_t t)
 {
-    if (t->driven) return;
-    t->driven = 1;
+    pthread_mutex_lock(&drive_lock);
     t->driver = pthread_self();
-    t->next_driven = driven;
-    driven = t;
-    osmp__wait_others++;
+    if (!t->driven) {
+        t->driven = 1;
+        t->next_driven = driven;
+        driven = t;
+        osmp__fetch_add32(&osmp__wait_others, 1);
+    }
+    pthread_mutex_unlock(&drive_lock);
 }
 
-/* Only the thread whose list it is on (the progress thread leaves an
- * emptied team there; its owner's next sweep of the list takes it off). */
+/* Under t's lock, or when it goes. */
 static void undrive(osmp__team_t t)
 {
-    if (!t->driven || !pthread_equal(t->driver, pthread_self())) return;
-    for (osmp__team_t *p = &driven; *p; p = &(*p)->next_driven)
-        if (*p == t) {
-            *p = t->next_driven;
-            break;
-        }
-    t->driven = 0;
-    osmp__wait_others--;
+    pthread_mutex_lock(&drive_lock);
+    if (t->driven) {
+        for (osmp__team_t *p = &driven; *p; p = &(*p)->next_driven)
+            if (*p == t) {
+                *p = t->next_driven;
+                break;
+            }
+        t->driven = 0;
+        osmp__fetch_sub32(&osmp__wait_others, 1);
+    }
+    pthread_mutex_unlock(&drive_lock);
 }
 
 /* ---------------------------------------------------------------- the progress thread */
@@ -92,7 +104,7 @@ void osmp__progress_team_init(osmp__team_t t)
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, progress_read);
     t->progress = prog_state == 2 && !t->coll.oversubscribed;
-    if (t->progress) pthread_mutex_init(&t->lock, NULL);
+    pthread_mutex_init(&t->lock, NULL);
     t->detour = t->progress;
 }
 
@@ -148,7 +160,6 @@ static void prog_unregister(osmp__team_t t)
 void osmp__progress_team_fini(osmp__team_t t)
 {
     undrive(t);
-    if (!t->progress) return;
     prog_unregister(t);
     pthread_mutex_destroy(&t->lock);
 }
@@ -263,6 +274,10 @@ static void sweep(osmp__team_t t, int gated)
                     const struct osmp__args *a = &r->args;
                     rc = osmp__check_args_now(t, r->c, a->vector ? 0 : a->count, r->dtype, (int)r->op, a->root);
                 }
+                if (!rc && !r->args.count && !r->args.vector) { /* checked: nothing more to do */
+                    finish(t, r, OSMP_OK);
+                    continue;
+                }
             }
             if (!rc) rc = start(t, r);
         }
@@ -277,15 +292,23 @@ static void sweep(osmp__team_t t, int gated)
     t->busy = 0;
 }
 
-/* shm/wait.h's hook: a blocked waiter moves its thread's other teams. */
+/* shm/wait.h's hook: a blocked waiter moves the other teams it drives, those
+ * whose lock it gets (not one it holds itself: a wait inside its sweep).
+ * Locked under drive_lock, so that none goes meanwhile (a team leaves the
+ * list under its own lock); swept after, since finishing takes drive_lock. */
+#define DRIVEN_MAX 8
 static void sweep_driven(void)
 {
-    for (osmp__team_t t = driven, next; t; t = next) {
-        next = t->next_driven; /* (a sweep that empties t takes it off the list) */
-        if (t->progress && pthread_mutex_trylock(&t->lock)) continue; /* (the progress thread has it) */
-        sweep(t, GATED_POSTED);
-        if (!t->head) undrive(t); /* (emptied by the progress thread) */
-        if (t->progress) pthread_mutex_unlock(&t->lock);
+    osmp__team_t mine[DRIVEN_MAX];
+    int n = 0;
+    pthread_t self = pthread_self();
+    if (pthread_mutex_trylock(&drive_lock)) return;
+    for (osmp__team_t t = driven; t && n < DRIVEN_MAX; t = t->next_driven)
+        if (pthread_equal(t->driver, self) && !pthread_mutex_trylock(&t->lock)) mine[n++] = t;
+    pthread_mutex_unlock(&drive_lock);
+    for (int i = 0; i < n; i++) {
+        sweep(mine[i], GATED_POSTED);
+        pthread_mutex_unlock(&mine[i]->lock);
     }
 }
 
@@ -342,8 +365,8 @@ int osmp__requests_drain(osmp__team_t t)
     return OSMP_OK;
 }
 
-int osmp__request_post(osmp__team_t t, osmp_team_t h, osmp_coll_t c, const struct osmp__args *a, osmp_op_t op,
-                       const void *stage_src, size_t stage_bytes, int persistent, osmp_request_t *req)
+int osmp__request_post(osmp__team_t t, osmp_team_t h, osmp_coll_t c, const struct osmp__args *a, int dtype,
+                       osmp_op_t op, const void *stage_src, size_t stage_bytes, int persistent, osmp_request_t *req)
 {
     /* (malloc, not calloc: glibc's calloc skips the thread cache, which makes
      * it most of a small post's instructions; the co is cleared at each start) */
@@ -354,6 +377,7 @@ int osmp__request_post(osmp__team_t t, osmp_team_t h, osmp_coll_t c, const struc
     r->handle = h;
     r->team = t;
     r->c = c;
+    r->dtype = dtype;
     r->op = op;
     r->args = *a;
     r->stage_src = stage_src;
@@ -382,7 +406,7 @@ int osmp_start(osmp_request_t *req)
     int rc;
     struct osmp_request *r = request_of(req, &rc);
     if (!r) return rc ? rc : OSMP_ERR_INVALID_ARG;
-    if (r->state != OSMP__RQ_INACTIVE) return OSMP_ERR_INVALID_ARG; /* active (MPI: erroneous) */
+    if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != OSMP__RQ_INACTIVE) return OSMP_ERR_INVALID_ARG; /* active (MPI: erroneous) */
     osmp__team_t t;
     if ((rc = osmp__team_of(r->handle, &t))) return rc;
     if (t != r->team) return OSMP_ERR_BAD_TEAM;
@@ -395,8 +419,10 @@ int osmp_start(osmp_request_t *req)
     r->checked_ns = osmp__now_ns();
     r->rc = OSMP_OK;
     r->next = NULL;
-    /* Zero counts do nothing and take no step, as the blocking call (api.c: call). */
-    if (!r->args.count && !r->args.vector) {
+    r->co.p.scratch = NULL; /* (finish frees it, even when the request ends before it starts) */
+    /* Zero counts do nothing and take no step, as the blocking call (api.c:
+     * call), but for OSMP_CHECK_ARGS's exchange (sweep). */
+    if (!r->args.count && !r->args.vector && !t->check_args) {
         r->state = OSMP__RQ_DONE;
         osmp__team_unlock(t);
         return OSMP_OK;
@@ -445,6 +471,12 @@ static int is_done(const struct osmp_request *r)
 {
     int st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE); /* (the progress thread may end it) */
     return st == OSMP__RQ_DONE || st == OSMP__RQ_INACTIVE;
+}
+
+/* Posted and not reaped yet (NULL: no). */
+static int is_active(const struct osmp_request *r)
+{
+    return r && __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != OSMP__RQ_INACTIVE;
 }
 
 /* Sweep r's team (locked) unless r is done; whether it is now. */
@@ -522,29 +554,46 @@ int osmp_waitany(int n, osmp_request_t *reqs, int *index)
     for (int i = 0; i < n; i++) {
         struct osmp_request *r = request_of(&reqs[i], &rc);
         if (rc) return rc;
-        active |= r && r->state != OSMP__RQ_INACTIVE;
+        active |= is_active(r);
     }
     if (!active) return OSMP_OK;
-    for (;;) {
+    for (int naps = 0;;) {
         for (int i = 0; i < n; i++) {
             struct osmp_request *r = reqs[i];
-            if (!r || r->state == OSMP__RQ_INACTIVE) continue;
+            if (!is_active(r)) continue;
             if (advance(r, GATED_POSTED)) {
                 *index = i;
                 return reap(&reqs[i]);
             }
         }
-        /* None done: block on the first active one's team until its head moves. */
+        /* None done. All on one team: sleep on what its head waits for (a
+         * wait would); on several, nap and poll them all again. */
+        osmp__team_t one = NULL;
         for (int i = 0; i < n; i++) {
             struct osmp_request *r = reqs[i];
-            if (!r || r->state == OSMP__RQ_INACTIVE) continue;
-            osmp__team_t t = r->team;
-            osmp__team_lock(t);
-            sweep(t, GATED_ANY); /* (its gated head may block here: a wait may) */
-            if (!is_done(r) && t->head) osmp__mb_wait_pend(&t->coll.mb);
-            osmp__team_unlock(t);
-            break;
+            if (!is_active(r)) continue;
+            if (one && r->team != one) {
+                one = NULL;
+                break;
+            }
+            one = r->team;
         }
+        if (!one) {
+            if (++naps > 64) { /* (yields first: a peer on this core may need it) */
+                struct timespec nap = {0, 50000};
+                nanosleep(&nap, NULL);
+            } else {
+                sched_yield();
+            }
+            continue;
+        }
+        osmp__team_lock(one);
+        sweep(one, GATED_ANY); /* (its gated head may block here: a wait may) */
+        int any = 0;
+        for (int i = 0; i < n && !any; i++)
+            any = is_active(reqs[i]) && is_done(reqs[i]);
+        if (!any && one->head) osmp__mb_wait_pend(&one->coll.mb);
+        osmp__team_unlock(one);
     }
 }
 

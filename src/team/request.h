@@ -43,8 +43,8 @@ struct osmp_request {
 /* Entry points (api.c) build the arguments, then: blocking calls with
  * outstanding requests first complete them (osmp__requests_drain, team.h); a post
  * makes a request of them. stage_src/stage_bytes: see above (0: none). */
-int osmp__request_post(osmp__team_t t, osmp_team_t h, osmp_coll_t c, const struct osmp__args *a, osmp_op_t op,
-                       const void *stage_src, size_t stage_bytes, int persistent, osmp_request_t *req);
+int osmp__request_post(osmp__team_t t, osmp_team_t h, osmp_coll_t c, const struct osmp__args *a, int dtype,
+                       osmp_op_t op, const void *stage_src, size_t stage_bytes, int persistent, osmp_request_t *req);
 /* api.c: OSMP_CHECK_ARGS's exchange for a call's arguments. */
 int osmp__check_args_now(osmp__team_t t, osmp_coll_t c, size_t count, int dtype, int op, int root);
 

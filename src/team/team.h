@@ -32,12 +32,12 @@ struct osmp__team {
     struct osmp_request *head, *tail;
     uint64_t posted; /* nonblocking posts and starts so far (also in my region's posted line) */
     int busy;        /* its queue is being advanced (a wait inside it must not re-enter) */
-    int driven;      /* on its thread's list of teams with outstanding requests */
-    pthread_t driver; /* that thread */
+    int driven;      /* on the list of teams with outstanding requests (request.c) */
+    pthread_t driver; /* the thread that last posted on it: its blocked waits move it */
     struct osmp__team *next_driven;
     /* OSMP_PROGRESS=thread (and not oversubscribed): the progress thread
-     * advances its requests too, so every entry point holds lock (request.c);
-     * the progress thread only tries it. */
+     * advances its requests too. Whatever touches the queue holds lock (a
+     * driver's blocked wait or the progress thread only tries it). */
     int progress;
     /* A blocking call must take the long way (api.c): requests outstanding,
      * or progress; one load on the usual call. */
@@ -59,11 +59,11 @@ void osmp__progress_team_init(osmp__team_t t);
 void osmp__progress_team_fini(osmp__team_t t);
 static inline void osmp__team_lock(osmp__team_t t)
 {
-    if (__builtin_expect(t->progress, 0)) pthread_mutex_lock(&t->lock);
+    pthread_mutex_lock(&t->lock);
 }
 static inline void osmp__team_unlock(osmp__team_t t)
 {
-    if (__builtin_expect(t->progress, 0)) pthread_mutex_unlock(&t->lock);
+    pthread_mutex_unlock(&t->lock);
 }
 
 #define OSMP__TEAM_LIVE 0x6f736d702d6c6976ULL /* "osmp-liv" */
