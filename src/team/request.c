@@ -43,17 +43,19 @@
 #include "common/fault.h"
 #include "common/knobs.h"
 
-/* Teams with outstanding requests, each with the thread that last posted on
- * it (its driver, whose blocked waits move it: sweep_driven), process-wide
- * under drive_lock so that any thread may take a team off (osmp__wait_others
- * counts them). Lock order: a team's lock, then drive_lock; the other way
- * only by trylock. */
+/* Teams with outstanding requests (and emptied ones, until their driver's
+ * next blocked wait), each with the thread that last posted on it (its
+ * driver, whose blocked waits move it: sweep_driven), process-wide under
+ * drive_lock so that any thread may take a team off (osmp__wait_others counts
+ * them). Lock order: a team's lock, then drive_lock; the other way only by
+ * trylock. */
 static pthread_mutex_t drive_lock = PTHREAD_MUTEX_INITIALIZER;
 static osmp__team_t driven;
 
 /* Under t's lock. */
 static void drive(osmp__team_t t)
 {
+    if (t->driven && pthread_equal(t->driver, pthread_self())) return; /* (the usual post: no lock) */
     pthread_mutex_lock(&drive_lock);
     t->driver = pthread_self();
     if (!t->driven) {
@@ -65,7 +67,8 @@ static void drive(osmp__team_t t)
     pthread_mutex_unlock(&drive_lock);
 }
 
-/* Under t's lock, or when it goes. */
+/* When t goes (an emptied team stays on the list until its driver's next
+ * blocked wait finds it empty: sweep_driven). */
 static void undrive(osmp__team_t t)
 {
     pthread_mutex_lock(&drive_lock);
@@ -188,7 +191,6 @@ static void finish(osmp__team_t t, struct osmp_request *r, int rc)
     if (!t->head) {
         t->tail = NULL;
         t->detour = t->progress;
-        undrive(t);
         prog_unregister(t);
     }
     r->next = NULL;
@@ -303,8 +305,21 @@ static void sweep_driven(void)
     int n = 0;
     pthread_t self = pthread_self();
     if (pthread_mutex_trylock(&drive_lock)) return;
-    for (osmp__team_t t = driven; t && n < DRIVEN_MAX; t = t->next_driven)
-        if (pthread_equal(t->driver, self) && !pthread_mutex_trylock(&t->lock)) mine[n++] = t;
+    for (osmp__team_t *p = &driven, t; (t = *p) && n < DRIVEN_MAX;) {
+        if (!pthread_equal(t->driver, self) || pthread_mutex_trylock(&t->lock)) {
+            p = &t->next_driven;
+            continue;
+        }
+        if (t->head) {
+            mine[n++] = t;
+            p = &t->next_driven;
+            continue;
+        }
+        *p = t->next_driven; /* emptied: off the list */
+        t->driven = 0;
+        osmp__fetch_sub32(&osmp__wait_others, 1);
+        pthread_mutex_unlock(&t->lock);
+    }
     pthread_mutex_unlock(&drive_lock);
     for (int i = 0; i < n; i++) {
         sweep(mine[i], GATED_POSTED);
