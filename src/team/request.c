@@ -383,8 +383,9 @@ int osmp__requests_drain(osmp__team_t t)
 int osmp__request_post(osmp__team_t t, osmp_team_t h, osmp_coll_t c, const struct osmp__args *a, int dtype,
                        osmp_op_t op, const void *stage_src, size_t stage_bytes, int persistent, osmp_request_t *req)
 {
-    /* (malloc, not calloc: glibc's calloc skips the thread cache, which makes
-     * it most of a small post's instructions; the co is cleared at each start) */
+    /* (malloc, not calloc, nor a whole memset, which GCC turns into one:
+     * glibc's calloc skips the thread cache, which made it most of a small
+     * post's instructions; the co is cleared at each start) */
     struct osmp_request *r = osmp__malloc(sizeof(*r));
     if (!r) return OSMP_ERR_NO_MEMORY;
     memset(r, 0, offsetof(struct osmp_request, co));
