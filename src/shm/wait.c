@@ -104,11 +104,11 @@ int osmp__wait_reached(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t 
     }
     for (long i = 0; i < policy->yields; i++) {
         if (osmp__seq_reached(v = osmp__load_acquire(ctr), target)) goto done;
-        if (__builtin_expect(osmp__load_relaxed32(&osmp__wait_others) != 0, 0)) osmp__wait_progress();
+        if (__builtin_expect(osmp__load32(&osmp__wait_others) != 0, 0)) osmp__wait_progress();
         sched_yield();
     }
     for (;;) {
-        if (__builtin_expect(osmp__load_relaxed32(&osmp__wait_others) != 0, 0)) {
+        if (__builtin_expect(osmp__load32(&osmp__wait_others) != 0, 0)) {
             osmp__wait_progress();
             if (osmp__seq_reached(v = osmp__load_acquire(ctr), target)) goto done;
         }

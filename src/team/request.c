@@ -52,10 +52,18 @@
 static pthread_mutex_t drive_lock = PTHREAD_MUTEX_INITIALIZER;
 static osmp__team_t driven;
 
+static void sweep_driven(void);
+static void hook_set(void)
+{
+    osmp__wait_progress = sweep_driven; /* (before osmp__wait_others first counts a team) */
+}
+
 /* Under t's lock. */
 static void drive(osmp__team_t t)
 {
+    static pthread_once_t hook_once = PTHREAD_ONCE_INIT;
     if (t->driven && pthread_equal(t->driver, pthread_self())) return; /* (the usual post: no lock) */
+    pthread_once(&hook_once, hook_set);
     pthread_mutex_lock(&drive_lock);
     t->driver = pthread_self();
     if (!t->driven) {
@@ -184,6 +192,13 @@ static int all_posted(osmp__team_t t, struct osmp_request *r)
     return 1;
 }
 
+/* A request's state is read without the team's lock (is_done, is_active):
+ * the progress thread may move it. */
+static void set_state(struct osmp_request *r, int state)
+{
+    __atomic_store_n(&r->state, state, __ATOMIC_RELEASE);
+}
+
 /* The head is done (rc: its status): out of the queue, its caller told. */
 static void finish(osmp__team_t t, struct osmp_request *r, int rc)
 {
@@ -221,7 +236,7 @@ static int start(osmp__team_t t, struct osmp_request *r)
         r->run.in = memcpy(r->stage, r->stage_src, r->stage_bytes);
         r->run.staged = r->stage_bytes;
     }
-    r->state = OSMP__RQ_RUNNING;
+    set_state(r, OSMP__RQ_RUNNING);
     if (t->coll.trace) {
         osmp__trace_begin_(t->coll.trace, r->c);
         osmp__trace_copy_(t->coll.trace, t->coll.rank, t->coll.rank, r->run.staged);
@@ -399,7 +414,7 @@ int osmp__request_post(osmp__team_t t, osmp_team_t h, osmp_coll_t c, const struc
     r->stage_src = stage_src;
     r->stage_bytes = stage_bytes;
     r->persistent = persistent;
-    r->state = OSMP__RQ_INACTIVE;
+    set_state(r, OSMP__RQ_INACTIVE);
     *req = r;
     if (persistent) return OSMP_OK;
     return osmp_start(req);
@@ -439,18 +454,17 @@ int osmp_start(osmp_request_t *req)
     /* Zero counts do nothing and take no step, as the blocking call (api.c:
      * call), but for OSMP_CHECK_ARGS's exchange (sweep). */
     if (!r->args.count && !r->args.vector && !t->check_args) {
-        r->state = OSMP__RQ_DONE;
+        set_state(r, OSMP__RQ_DONE);
         osmp__team_unlock(t);
         return OSMP_OK;
     }
-    r->state = OSMP__RQ_QUEUED;
+    set_state(r, OSMP__RQ_QUEUED);
     if (t->tail)
         t->tail->next = r;
     else
         t->head = r;
     t->tail = r;
     t->detour = 1;
-    osmp__wait_progress = sweep_driven;
     drive(t);
     prog_register(t);
     sweep(t, GATED_NO); /* the first steps now: a root's data is out before the caller computes */
@@ -474,7 +488,7 @@ static int reap(osmp_request_t *req)
     struct osmp_request *r = *req;
     int rc = r->rc;
     if (r->persistent) {
-        r->state = OSMP__RQ_INACTIVE;
+        set_state(r, OSMP__RQ_INACTIVE);
         r->rc = OSMP_OK;
     } else {
         request_destroy(r);
