@@ -6,7 +6,8 @@
  * The bodies serve nb.c's nonblocking MPI_I<op> calls too: with a request
  * (req non-NULL) the OSMP call is osmp_i<op>, the views of the user's buffers
  * live in the request and close at its completion, and only a communicator
- * inside one node runs on OSMP. The blocking calls pass req NULL, which the
+ * inside one node runs on OSMP. persist.c's MPI_<op>_init calls run them the
+ * same way with the request made persistent (osmp_<op>_init). The blocking calls pass req NULL, which the
  * compiler folds away.
  */
 #include <limits.h>
@@ -38,7 +39,12 @@ INLINE int finish(struct osmp__mpi_comm *s, osmp_coll_t c, int rc, struct osmp__
     return osmp__mpi_end(s, c, rc, w, req);
 }
 
-/* A call without views as a request: `post` is its osmp_i<op> call, on w_'s request. */
+/* A request's OSMP call: osmp_i<op>, or for a persistent collective's _init (persist.c) osmp_<op>_init, which
+ * takes the same arguments. */
+#define IPOST(w, op, ...)                                                                                    \
+    ((w)->persistent ? osmp_##op##_init(__VA_ARGS__, &(w)->oreq) : osmp_i##op(__VA_ARGS__, &(w)->oreq))
+
+/* A call without views as a request: `post` is its IPOST call, on w_'s request. */
 #define POST(s, c, comm, req, post)                                                                          \
     __extension__({                                                                                          \
         struct osmp__mpi_nb *w_ = osmp__mpi_nb_new(s, c, comm);                                              \
@@ -50,7 +56,7 @@ INLINE int barrier(MPI_Comm comm, MPI_Request *req)
     struct osmp__mpi_comm *s = osmp__mpi_node_only(osmp__mpi_state(comm, OSMP_COLL_BARRIER), OSMP_COLL_BARRIER, !!req);
     if (s && osmp__mpi_tuned_to_mpi(OSMP_COLL_BARRIER, 0, s->size)) s = (osmp__mpi_pass(OSMP_COLL_BARRIER, R_TUNED), NULL);
     if (!s) return USE_MPI;
-    if (req) return POST(s, OSMP_COLL_BARRIER, comm, req, osmp_ibarrier(s->team, &w_->oreq));
+    if (req) return POST(s, OSMP_COLL_BARRIER, comm, req, IPOST(w_, barrier, s->team));
     return osmp__mpi_done(s, OSMP_COLL_BARRIER, s->multinode ? osmp__mpi_hier_barrier(s) : osmp_barrier(s->team));
 }
 
@@ -77,7 +83,7 @@ INLINE int bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
     *b = (struct osmp__mpi_side){buf, count, dt, bytes, NULL};
     int rc = osmp__mpi_view(buf, count, dt, bytes, s->rank == root, comm, &b->v);
     if (!rc)
-        rc = req            ? osmp_ibcast(s->team, b->v, (size_t)bytes, OSMP_UINT8, root, &w->oreq)
+        rc = req            ? IPOST(w, bcast, s->team, b->v, (size_t)bytes, OSMP_UINT8, root)
              : s->multinode ? osmp__mpi_hier_bcast(s, b->v, (size_t)bytes, root)
                             : osmp_bcast(s->team, b->v, (size_t)bytes, OSMP_UINT8, root);
     return finish(s, OSMP_COLL_BCAST, rc, x, w, req, comm);
@@ -105,8 +111,8 @@ INLINE int reduction(osmp_coll_t c, const void *sendbuf, void *recvbuf, int coun
     size_t n = (size_t)count;
     if (req)
         return POST(s, c, comm, req,
-                    rooted ? osmp_ireduce(s->team, in, recvbuf, n, odt, oop, root, &w_->oreq)
-                           : osmp_iallreduce(s->team, in, recvbuf, n, odt, oop, &w_->oreq));
+                    rooted ? IPOST(w_, reduce, s->team, in, recvbuf, n, odt, oop, root)
+                           : IPOST(w_, allreduce, s->team, in, recvbuf, n, odt, oop));
     int rc = !s->multinode ? rooted ? osmp_reduce(s->team, in, recvbuf, n, odt, oop, root)
                                     : osmp_allreduce(s->team, in, recvbuf, n, odt, oop)
              : rooted ? osmp__mpi_hier_reduce(s, sendbuf, recvbuf, count, dt, op, odt, oop, root)
@@ -158,12 +164,12 @@ INLINE int rooted(osmp_coll_t c, const void *sendbuf, int scount, MPI_Datatype s
     int rc = osmp__mpi_open_views(in, out, gather && in_pl, comm);
     if (!rc && gather) {
         const void *mine = in_pl ? OSMP_IN_PLACE : in->v;
-        rc = req            ? osmp_igather(s->team, mine, out->v, (size_t)block, OSMP_UINT8, root, &w->oreq)
+        rc = req            ? IPOST(w, gather, s->team, mine, out->v, (size_t)block, OSMP_UINT8, root)
              : s->multinode ? osmp__mpi_hier_gather(s, in->v, out->v, (size_t)block, root)
                             : osmp_gather(s->team, mine, out->v, (size_t)block, OSMP_UINT8, root);
     } else if (!rc) { /* in place, the root's block stays where it is in the send buffer */
         void *mine = in_pl ? OSMP_IN_PLACE : out->v;
-        rc = req ? osmp_iscatter(s->team, in->v, mine, (size_t)block, OSMP_UINT8, root, &w->oreq)
+        rc = req ? IPOST(w, scatter, s->team, in->v, mine, (size_t)block, OSMP_UINT8, root)
              : s->multinode
                  ? osmp__mpi_hier_scatter(s, in->v, in_pl ? (char *)in->v + (size_t)root * (size_t)block : out->v,
                                           (size_t)block, root)
@@ -193,10 +199,10 @@ static int everyone(osmp_coll_t c, const void *sendbuf, int scount, MPI_Datatype
     int rc = osmp__mpi_open_views(in, out, in_pl, comm);
     const void *mine = in_pl ? OSMP_IN_PLACE : in->v;
     if (!rc && c == OSMP_COLL_ALLTOALL)
-        rc = req ? osmp_ialltoall(s->team, mine, out->v, (size_t)block, OSMP_UINT8, &w->oreq)
+        rc = req ? IPOST(w, alltoall, s->team, mine, out->v, (size_t)block, OSMP_UINT8)
                  : osmp_alltoall(s->team, mine, out->v, (size_t)block, OSMP_UINT8);
     else if (!rc)
-        rc = req            ? osmp_iallgather(s->team, mine, out->v, (size_t)block, OSMP_UINT8, &w->oreq)
+        rc = req            ? IPOST(w, allgather, s->team, mine, out->v, (size_t)block, OSMP_UINT8)
              : s->multinode ? osmp__mpi_hier_allgather(s, in->v, out->v, (size_t)block)
                             : osmp_allgather(s->team, mine, out->v, (size_t)block, OSMP_UINT8);
     return finish(s, c, rc, x, w, req, comm);
@@ -247,9 +253,9 @@ INLINE int node_reduction(osmp_coll_t c, const void *sendbuf, void *recvbuf, int
     size_t n = (size_t)count;
     if (req)
         return POST(s, c, comm, req,
-                    c == OSMP_COLL_SCAN     ? osmp_iscan(s->team, in, recvbuf, n, odt, oop, &w_->oreq)
-                    : c == OSMP_COLL_EXSCAN ? osmp_iexscan(s->team, in, recvbuf, n, odt, oop, &w_->oreq)
-                                            : osmp_ireduce_scatter_block(s->team, in, recvbuf, n, odt, oop, &w_->oreq));
+                    c == OSMP_COLL_SCAN     ? IPOST(w_, scan, s->team, in, recvbuf, n, odt, oop)
+                    : c == OSMP_COLL_EXSCAN ? IPOST(w_, exscan, s->team, in, recvbuf, n, odt, oop)
+                                            : IPOST(w_, reduce_scatter_block, s->team, in, recvbuf, n, odt, oop));
     int rc = c == OSMP_COLL_SCAN     ? osmp_scan(s->team, in, recvbuf, n, odt, oop)
              : c == OSMP_COLL_EXSCAN ? osmp_exscan(s->team, in, recvbuf, n, odt, oop)
                                      : osmp_reduce_scatter_block(s->team, in, recvbuf, n, odt, oop);
@@ -300,10 +306,10 @@ INLINE int rooted_v(osmp_coll_t c, const void *sendbuf, int scount, const int *s
     if (!rc && at_root) rc = osmp__mpi_vopen(vec, s->size, !gather || in_pl, comm);
     void *mine = in_pl ? OSMP_IN_PLACE : own->v;
     if (!rc && gather)
-        rc = req ? osmp_igatherv(s->team, mine, (size_t)obytes, vec->v, vec->bc, vec->bd, OSMP_UINT8, root, &w->oreq)
+        rc = req ? IPOST(w, gatherv, s->team, mine, (size_t)obytes, vec->v, vec->bc, vec->bd, OSMP_UINT8, root)
                  : osmp_gatherv(s->team, mine, (size_t)obytes, vec->v, vec->bc, vec->bd, OSMP_UINT8, root);
     else if (!rc)
-        rc = req ? osmp_iscatterv(s->team, vec->v, vec->bc, vec->bd, mine, (size_t)obytes, OSMP_UINT8, root, &w->oreq)
+        rc = req ? IPOST(w, scatterv, s->team, vec->v, vec->bc, vec->bd, mine, (size_t)obytes, OSMP_UINT8, root)
                  : osmp_scatterv(s->team, vec->v, vec->bc, vec->bd, mine, (size_t)obytes, OSMP_UINT8, root);
     return finish(s, c, rc, x, w, req, comm);
 }
@@ -351,7 +357,7 @@ INLINE int allgatherv(const void *sendbuf, int scount, MPI_Datatype sdt, void *r
     const void *mine = in_pl ? OSMP_IN_PLACE : own->v;
     size_t mbytes = in_pl ? 0 : (size_t)sbytes;
     if (!rc)
-        rc = req ? osmp_iallgatherv(s->team, mine, mbytes, vec->v, vec->bc, vec->bd, OSMP_UINT8, &w->oreq)
+        rc = req ? IPOST(w, allgatherv, s->team, mine, mbytes, vec->v, vec->bc, vec->bd, OSMP_UINT8)
                  : osmp_allgatherv(s->team, mine, mbytes, vec->v, vec->bc, vec->bd, OSMP_UINT8);
     return finish(s, c, rc, x, w, req, comm);
 }
@@ -385,7 +391,7 @@ INLINE int alltoallv(const void *sendbuf, const int *scounts, const int *sdispls
     if (!rc) rc = osmp__mpi_vopen(out, s->size, in_pl, comm);
     const void *mine = in_pl ? OSMP_IN_PLACE : in->v;
     if (!rc)
-        rc = req ? osmp_ialltoallv(s->team, mine, in->bc, in->bd, out->v, out->bc, out->bd, OSMP_UINT8, &w->oreq)
+        rc = req ? IPOST(w, alltoallv, s->team, mine, in->bc, in->bd, out->v, out->bc, out->bd, OSMP_UINT8)
                  : osmp_alltoallv(s->team, mine, in->bc, in->bd, out->v, out->bc, out->bd, OSMP_UINT8);
     return finish(s, c, rc, x, w, req, comm);
 }
@@ -419,7 +425,7 @@ INLINE int reduce_scatter(const void *sendbuf, void *recvbuf, const int *rcounts
         else counts[r] = (size_t)rcounts[r];
     const void *in = osmp__mpi_in_place(sendbuf);
     if (!rc)
-        rc = req ? osmp_ireduce_scatter(s->team, in, recvbuf, counts, odt, oop, &w->oreq)
+        rc = req ? IPOST(w, reduce_scatter, s->team, in, recvbuf, counts, odt, oop)
                  : osmp_reduce_scatter(s->team, in, recvbuf, counts, odt, oop);
     return finish(s, c, rc, x, w, req, comm);
 }

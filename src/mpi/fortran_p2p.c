@@ -8,7 +8,8 @@
  * profile.c. MPICH's Fortran layer calls the C MPI_ functions, which count
  * already (defining its sends here would count twice), except its mpi_f08
  * MPI_Start, MPI_Startall and MPI_Request_free (mpi_start_f08_ calls
- * PMPI_Start): those three only, for MPICH.
+ * PMPI_Start): those three only, for MPICH. The starts and frees also take the
+ * persistent collectives of persist.c to the C calls.
  *
  * Each entry point counts the send when profiling is on (handles converted with
  * MPI_*_f2c; a persistent send's request is remembered after the library made
@@ -73,20 +74,52 @@ static void count(MPI_Fint *n, MPI_Fint *dt, MPI_Fint *dest, MPI_Fint *comm)
             osmp__mpi_profile_send_init(MPI_Request_f2c(*req), (int)*n, MPI_Type_f2c(*dt), (int)*dest,       \
                                         MPI_Comm_f2c(*comm));                                                \
     }
+/* A persistent collective of persist.c's among these requests: MPICH's mpi_f08
+ * layer makes them through the C _init (a program mixing languages could too),
+ * and they are started and freed by the C MPI_Start and MPI_Request_free
+ * (profile.c, persist.c), not by the library's wrapper. */
+static int ours(const MPI_Fint *reqs, MPI_Fint n)
+{
+    for (MPI_Fint i = 0; osmp__load_relaxed(&osmp__mpi_pc_live) && i < n; i++)
+        if (osmp__mpi_pc_find(MPI_Request_f2c(reqs[i]))) return 1;
+    return 0;
+}
+
+static void by_c(MPI_Fint *req, MPI_Fint *ierr, int (*c_call)(MPI_Request *))
+{
+    MPI_Request r = MPI_Request_f2c(*req);
+    int rc = c_call(&r);
+    *req = MPI_Request_c2f(r);
+    if (ierr) *ierr = rc;
+}
+
 /* MPI_Start and MPI_Request_free: profile.c hears of the request (`tell`) before the library's call. */
-#define F_ONE_REQUEST(sym, tell)                                                                             \
+#define F_ONE_REQUEST(sym, tell, c_call)                                                                     \
     EXPORT void sym(MPI_Fint *req, MPI_Fint *ierr)                                                           \
     {                                                                                                        \
         NEXT(#sym, start_fn)                                                                                 \
+        if (ours(req, 1)) {                                                                                  \
+            by_c(req, ierr, c_call);                                                                         \
+            return;                                                                                          \
+        }                                                                                                    \
         if (osmp__mpi_profile_on()) tell(MPI_Request_f2c(*req));                                             \
         next_(req, ierr);                                                                                    \
     }
-#define F_START(sym) F_ONE_REQUEST(sym, osmp__mpi_profile_start)
-#define F_REQUEST_FREE(sym) F_ONE_REQUEST(sym, osmp__mpi_profile_request_free)
+#define F_START(sym) F_ONE_REQUEST(sym, osmp__mpi_profile_start, MPI_Start)
+#define F_REQUEST_FREE(sym) F_ONE_REQUEST(sym, osmp__mpi_profile_request_free, MPI_Request_free)
 #define F_STARTALL(sym)                                                                                      \
     EXPORT void sym(MPI_Fint *cnt, MPI_Fint *reqs, MPI_Fint *ierr)                                           \
     {                                                                                                        \
         NEXT(#sym, startall_fn)                                                                              \
+        if (ours(reqs, *cnt)) { /* one by one, in order */                                                   \
+            MPI_Fint rc = MPI_SUCCESS, one;                                                                  \
+            for (MPI_Fint i = 0; i < *cnt; i++) {                                                            \
+                by_c(&reqs[i], &one, MPI_Start);                                                             \
+                if (rc == MPI_SUCCESS) rc = one;                                                             \
+            }                                                                                                \
+            if (ierr) *ierr = rc;                                                                            \
+            return;                                                                                          \
+        }                                                                                                    \
         if (osmp__mpi_profile_on())                                                                          \
             for (MPI_Fint i = 0; i < *cnt; i++)                                                              \
                 osmp__mpi_profile_start(MPI_Request_f2c(reqs[i]));                                           \

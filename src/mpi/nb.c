@@ -31,6 +31,11 @@
  * communicator's error handler as the blocking call's does (osmp__mpi_failed),
  * and back as the request's error code (the status's MPI_ERROR).
  *
+ * Persistent collectives (persist.c) are requests of this list too, between
+ * their runs as well (inactive: complete): their runs are reaped by the same
+ * sweeps, and their end satisfies a carrier receive instead of completing a
+ * generalized request.
+ *
  * Lifetime: a request here (struct osmp__mpi_nb) holds two references, MPI's
  * (its free_fn: the program waited for it, or freed it) and ours (dropped when
  * it is complete). Every live one is on the `live` list, so that a
@@ -126,6 +131,8 @@ struct osmp__mpi_nb *osmp__mpi_nb_new(struct osmp__mpi_comm *s, osmp_coll_t c, M
     w->refs = 2;
     w->greq = MPI_REQUEST_NULL;
     w->owner = pthread_self();
+    w->persistent = osmp__mpi_persist;
+    w->carrier = MPI_REQUEST_NULL;
     osmp__mpi_views_init(&w->views);
     return w;
 }
@@ -140,7 +147,8 @@ static void unref(struct osmp__mpi_nb *w)
         if (w->next) w->next->prev = w->prev;
     }
     pthread_mutex_unlock(&lock);
-    if (gone) free(w);
+    if (gone && w->persistent) osmp__mpi_pc_destroy(w);
+    else if (gone) free(w);
 }
 
 /* Take w to advance it (0: complete, or another thread has it); MPICH's poll and wait functions. */
@@ -153,19 +161,22 @@ static __attribute__((unused)) int claim(struct osmp__mpi_nb *w)
     return ok;
 }
 
-/* w's OSMP request is reaped with status rc (w claimed): its views close, MPI
- * hears of it, our reference goes. */
+/* w's OSMP request is reaped with status rc (w claimed): its views close (a
+ * persistent one's outputs are unpacked, its views stay), MPI hears of it, our
+ * reference goes. */
 static void complete(struct osmp__mpi_nb *w, int rc)
 {
     w->rc = rc;
-    osmp__mpi_close(&w->views, rc == OSMP_OK, w->comm);
+    if (w->persistent && rc == OSMP_OK) osmp__mpi_views_unpack(&w->views, w->comm);
+    else if (!w->persistent) osmp__mpi_close(&w->views, rc == OSMP_OK, w->comm);
     pthread_mutex_lock(&lock);
     w->complete = 1;
     w->busy = 0;
     if (w->mpi_freed) orphans--;
     osmp__fetch_add(&outstanding, (uint64_t)-1);
     pthread_mutex_unlock(&lock);
-    PMPI_Grequest_complete(w->greq); /* (may run free_fn: the program freed it already) */
+    if (w->persistent) osmp__mpi_pc_signal(w); /* (its carrier: persist.c) */
+    else PMPI_Grequest_complete(w->greq); /* (may run free_fn: the program freed it already) */
     unref(w);
 }
 
@@ -312,6 +323,7 @@ OSMP_MPI_ENTRY(int, MPI_Request_get_status)(MPI_Request req, int *flag, MPI_Stat
 
 int osmp__mpi_nb_post(struct osmp__mpi_comm *s, osmp_coll_t c, struct osmp__mpi_nb *w, int rc, MPI_Request *req)
 {
+    if (osmp__mpi_persist) return osmp__mpi_pc_made(s, c, w, rc, req);
     *req = MPI_REQUEST_NULL;
     if (rc < 0) {
         if (w) {
@@ -365,10 +377,76 @@ void osmp__mpi_nb_forget(struct osmp__mpi_comm *s, int wait)
         code_of(w);
         unref(w);
     }
+    /* A persistent request outlives its communicator's state, not the team its OSMP request is bound to. */
+    struct osmp__mpi_nb *kept = NULL;
     pthread_mutex_lock(&lock);
     for (struct osmp__mpi_nb *w = live; w; w = w->next)
-        if (w->s == s) w->s = NULL;
+        if (w->s == s) {
+            w->s = NULL;
+            if (w->persistent && w->complete && w->oreq) {
+                w->refs++;
+                w->next_mine = kept;
+                kept = w;
+            }
+        }
     pthread_mutex_unlock(&lock);
+    for (struct osmp__mpi_nb *w = kept, *next; w; w = next) {
+        next = w->next_mine;
+        osmp_request_free(&w->oreq);
+        unref(w);
+    }
+}
+
+int osmp__mpi_nb_progress(void)
+{
+    return osmp__load_relaxed(&outstanding) ? sweep(NULL, 0, 0) : 0;
+}
+
+void osmp__mpi_nb_keep(struct osmp__mpi_nb *w)
+{
+    w->refs = 1;
+    w->complete = 1;
+    pthread_mutex_lock(&lock);
+    w->next = live;
+    if (live) live->prev = w;
+    live = w;
+    pthread_mutex_unlock(&lock);
+}
+
+void osmp__mpi_nb_started(struct osmp__mpi_nb *w)
+{
+    pthread_mutex_lock(&lock);
+    w->complete = 0;
+    w->reported = 0;
+    w->rc = OSMP_OK;
+    w->busy = 1; /* (its caller posts it, then lets go: osmp__mpi_nb_posted or osmp__mpi_nb_run_done) */
+    w->refs++;
+    w->owner = pthread_self();
+    osmp__fetch_add(&outstanding, 1);
+    pthread_mutex_unlock(&lock);
+    progress_on();
+}
+
+void osmp__mpi_nb_posted(struct osmp__mpi_nb *w)
+{
+    pthread_mutex_lock(&lock);
+    w->busy = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+void osmp__mpi_nb_run_done(struct osmp__mpi_nb *w, int rc)
+{
+    complete(w, rc);
+}
+
+void osmp__mpi_nb_release(struct osmp__mpi_nb *w)
+{
+    pthread_mutex_lock(&lock);
+    w->mpi_freed = 1;
+    if (!w->complete) orphans++;
+    pthread_mutex_unlock(&lock);
+    unref(w);
+    progress_off(0);
 }
 
 void osmp__mpi_nb_finalize(void)
@@ -383,13 +461,14 @@ void osmp__mpi_nb_finalize(void)
         advance(w, 1);
     }
     progress_off(1);
+    osmp__mpi_pc_finalize();
 }
 
 /* ---------------------------------------------------------------- the MPI_I<op> entry points */
 
 /* On OSMP, where the call is not to MPI anyway: a request to give back, and
- * nonblocking calls that someone can advance. */
-static inline int on_osmp(osmp_coll_t c, MPI_Request *req)
+ * nonblocking calls that someone can advance (persist.c's too). */
+int osmp__mpi_nb_on_osmp(osmp_coll_t c, MPI_Request *req)
 {
     if (!req) return 0; /* (MPI raises the error) */
     if (__builtin_expect(usable(), 1)) return 1;
@@ -402,7 +481,7 @@ static inline int on_osmp(osmp_coll_t c, MPI_Request *req)
     OSMP_MPI_ENTRY(int, MPI_##name) params                                                                   \
     {                                                                                                        \
         OSMP_MPI_ENTERED(MPI_##name);                                                                        \
-        int rc = on_osmp(c, req) ? (body) : USE_MPI;                                                         \
+        int rc = osmp__mpi_nb_on_osmp(c, req) ? (body) : USE_MPI;                                                         \
         return rc == USE_MPI ? PMPI_##name args : rc;                                                        \
     }
 

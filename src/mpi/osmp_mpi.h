@@ -27,7 +27,8 @@
  * MPI_Finalize), types.c (datatypes, operations, contiguous views), hier.c (the
  * compositions across nodes), coll.c (the MPI_ entry points of the collectives,
  * and the bodies nb.c shares), nb.c (the nonblocking MPI_I ones: generalized
- * requests and their progress).
+ * requests and their progress), persist.c (the persistent MPI_<op>_init ones:
+ * their carrier requests, MPI_Start and the rest).
  */
 #ifndef OSMP_MPI_INTERNAL_H
 #define OSMP_MPI_INTERNAL_H
@@ -437,6 +438,12 @@ static inline __attribute__((always_inline)) void osmp__mpi_close(struct osmp__m
     if (x->counts != x->few) free(x->counts);
 }
 
+/* A persistent request's views stay open from its _init to its free (persist.c): each start packs the user's
+ * buffers into every packed view (the inputs, and outputs that hold input in place; packing an output's view
+ * that OSMP then overwrites costs time, nothing else), each successful run's end unpacks the outputs. */
+void osmp__mpi_views_refresh(struct osmp__mpi_views *x, MPI_Comm comm);
+void osmp__mpi_views_unpack(struct osmp__mpi_views *x, MPI_Comm comm);
+
 /* ---------------------------------------------------------------- nb.c */
 
 /* A nonblocking collective on OSMP: its OSMP request, returned to the program
@@ -456,6 +463,11 @@ struct osmp__mpi_nb {
     pthread_t owner;            /* the posting thread: the one that advances it */
     struct osmp__mpi_nb *next, *prev, *next_mine;
     struct osmp__mpi_views views;
+    /* persistent (persist.c): oreq is an osmp_<op>_init request that each MPI_Start runs; the struct outlives
+     * its runs (refs: the program's, until MPI_Request_free; ours while a run is active) */
+    int persistent;
+    int tag;                    /* of its carrier (persist.c) */
+    MPI_Request carrier;        /* the program's handle */
 };
 /* A request of call c on s, or NULL (no memory). */
 struct osmp__mpi_nb *osmp__mpi_nb_new(struct osmp__mpi_comm *s, osmp_coll_t c, MPI_Comm comm);
@@ -470,6 +482,37 @@ void osmp__mpi_nb_forget(struct osmp__mpi_comm *s, int wait);
 /* MPI_Finalize: every request still outstanding (freed while active) completes;
  * Open MPI's progress callback goes. */
 void osmp__mpi_nb_finalize(void);
+
+/* Set while a persistent collective's _init runs a body (persist.c): the body's request is an osmp_<op>_init
+ * one (osmp__mpi_nb_new marks it), and its end is osmp__mpi_pc_made's, not osmp__mpi_nb_post's. */
+extern OSMP_MPI_TLS int osmp__mpi_persist;
+/* 1 when a nonblocking (or persistent) call with this request pointer may run on OSMP: someone advances it. */
+int osmp__mpi_nb_on_osmp(osmp_coll_t c, MPI_Request *req);
+/* Advance this thread's outstanding requests (tested); how many completed. */
+int osmp__mpi_nb_progress(void);
+/* nb.c's side of a persistent request w: kept (on the list of live requests, inactive, the program's reference
+ * only); started (active, held by the caller while it posts the run); then posted (the sweeps advance it as the
+ * others) or over at once with status rc (nothing to do, or the post failed). */
+void osmp__mpi_nb_keep(struct osmp__mpi_nb *w);
+void osmp__mpi_nb_started(struct osmp__mpi_nb *w);
+void osmp__mpi_nb_posted(struct osmp__mpi_nb *w);
+void osmp__mpi_nb_run_done(struct osmp__mpi_nb *w, int rc);
+/* The program's reference goes (MPI_Request_free); the request is freed now, or when its run completes. */
+void osmp__mpi_nb_release(struct osmp__mpi_nb *w);
+/* persist.c: the end of a persistent collective's _init on OSMP (arguments as osmp__mpi_nb_post's); a run's
+ * end told to the program (its carrier satisfied, a failure to the error handler); a request's last reference
+ * gone (its OSMP request, views and tag freed, and w). */
+int osmp__mpi_pc_made(struct osmp__mpi_comm *s, osmp_coll_t c, struct osmp__mpi_nb *w, int rc, MPI_Request *req);
+void osmp__mpi_pc_signal(struct osmp__mpi_nb *w);
+void osmp__mpi_pc_destroy(struct osmp__mpi_nb *w);
+/* profile.c's MPI_Start, MPI_Startall and MPI_Request_free ask first: any persistent collective on OSMP alive
+ * (one load), and is this handle one (its request, or NULL). */
+extern osmp_atomic64_t osmp__mpi_pc_live;
+struct osmp__mpi_nb *osmp__mpi_pc_find(MPI_Request req);
+int osmp__mpi_pc_start(struct osmp__mpi_nb *w, MPI_Request *req);
+int osmp__mpi_pc_free(struct osmp__mpi_nb *w, MPI_Request *req);
+/* MPI_Finalize: the carriers' communicator goes. */
+void osmp__mpi_pc_finalize(void);
 
 /* The end of a call on OSMP: blocking (req NULL): counted, and rc to the
  * program; nonblocking: see osmp__mpi_nb_post. */

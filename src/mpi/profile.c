@@ -249,11 +249,47 @@ static void forget(MPI_Request req)
 SEND_MODES(BLOCKING)
 SEND_MODES(NONBLOCKING)
 SEND_MODES(PERSISTENT)
-ENTRY(Start, (MPI_Request *req), (req), if (mode() == P_ON) started(*req), NOTHING)
-ENTRY(Startall, (int n, MPI_Request reqs[]), (n, reqs),
-      if (mode() == P_ON) for (int i_ = 0; i_ < n; i_++) started(reqs[i_]), NOTHING)
+/* MPI_Start, MPI_Startall, MPI_Request_free: a persistent collective of persist.c's is its business (looked
+ * for only while some exist: one load); MPI_Startall with one among its requests starts them one by one, in
+ * order, through MPI_Start. */
+#define ENTRY_PC(Name, params, args, before, pc)                                                             \
+    static __attribute__((noinline)) int slow_##Name params                                                  \
+    {                                                                                                        \
+        OSMP_MPI_FORWARD_IF_FOREIGN(MPI_##Name);                                                             \
+        before;                                                                                              \
+        return PMPI_##Name args;                                                                             \
+    }                                                                                                        \
+    EXPORT int MPI_##Name params                                                                             \
+    {                                                                                                        \
+        if (__builtin_expect(osmp__load_relaxed(&osmp__mpi_pc_live) != 0, 0)) pc;                            \
+        if (SLOW) return slow_##Name args;                                                                   \
+        return PMPI_##Name args;                                                                             \
+    }
+#define PC_ONE(call)                                                                                         \
+    do {                                                                                                     \
+        struct osmp__mpi_nb *w_ = req ? osmp__mpi_pc_find(*req) : NULL;                                      \
+        if (w_) return call(w_, req);                                                                        \
+    } while (0)
+static int startall_pc(int n, MPI_Request reqs[])
+{
+    int any = 0, rc = MPI_SUCCESS;
+    for (int i = 0; reqs && i < n && !any; i++) any = osmp__mpi_pc_find(reqs[i]) != NULL;
+    if (!any) return -1;
+    for (int i = 0; i < n; i++) {
+        int one = MPI_Start(&reqs[i]);
+        if (rc == MPI_SUCCESS) rc = one;
+    }
+    return rc;
+}
+ENTRY_PC(Start, (MPI_Request *req), (req), if (mode() == P_ON) started(*req), PC_ONE(osmp__mpi_pc_start))
+ENTRY_PC(Startall, (int n, MPI_Request reqs[]), (n, reqs),
+         if (mode() == P_ON) for (int i_ = 0; i_ < n; i_++) started(reqs[i_]), do {
+             int rc_ = startall_pc(n, reqs);
+             if (rc_ >= 0) return rc_;
+         } while (0))
 /* before the library frees it (it sets *req to MPI_REQUEST_NULL) */
-ENTRY(Request_free, (MPI_Request *req), (req), if (mode() == P_ON && npreq) forget(*req), NOTHING)
+ENTRY_PC(Request_free, (MPI_Request *req), (req), if (mode() == P_ON && npreq) forget(*req),
+         PC_ONE(osmp__mpi_pc_free))
 ENTRY(Sendrecv,
       (const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag, void *rbuf, int rcount, MPI_Datatype rdt,
        int source, int rtag, MPI_Comm comm, MPI_Status *status),

@@ -253,3 +253,38 @@ void osmp__mpi_vclose_slow(struct osmp__mpi_vview *x, int n, int unpack, MPI_Com
     if (x->v != x->buf) free(x->v);
     if (x->bc != x->inline_bc) free(x->bc);
 }
+
+/* ---------------------------------------------------------------- views kept across runs (persist.c) */
+
+static void side_pack(const struct osmp__mpi_side *d, int unpack, MPI_Comm comm)
+{
+    if (d->v && d->v != d->buf && d->bytes > 0) pack(d->buf, d->count, d->dt, d->v, d->bytes, unpack, comm);
+}
+
+static void vec_pack(const struct osmp__mpi_vview *x, int n, int unpack, MPI_Comm comm)
+{
+    if (!x->v || x->v == x->buf) return;
+    for (int r = 0; r < n; r++) {
+        int pos = (int)x->bd[r];
+        if (!x->counts[r]) continue;
+        if (unpack)
+            PMPI_Unpack(x->v, (int)x->packed, &pos, (void *)(uintptr_t)block_at(x, r), x->counts[r], x->dt, comm);
+        else
+            PMPI_Pack(block_at(x, r), x->counts[r], x->dt, x->v, (int)x->packed, &pos, comm);
+    }
+}
+
+void osmp__mpi_views_refresh(struct osmp__mpi_views *x, MPI_Comm comm)
+{
+    side_pack(&x->side[0], 0, comm);
+    side_pack(&x->side[1], 0, comm);
+    for (int i = 0; i < x->nvec; i++)
+        vec_pack(&x->vec[i], x->n, 0, comm);
+}
+
+void osmp__mpi_views_unpack(struct osmp__mpi_views *x, MPI_Comm comm)
+{
+    side_pack(&x->side[1], 1, comm);
+    for (int i = 0; i < x->nvec; i++)
+        if (x->vec_unpack[i]) vec_pack(&x->vec[i], x->n, 1, comm);
+}

@@ -1,7 +1,8 @@
 /*
- * mpi4-check: MPI 4 big-count (MPI_*_c) and persistent (MPI_*_init)
- * collectives, which libosmp_mpi leaves to the MPI library, mixed on one
- * communicator with the calls it runs on OSMP: every result must be right.
+ * mpi4-check: MPI 4 big-count (MPI_*_c) collectives, which libosmp_mpi leaves
+ * to the MPI library, and a persistent one (MPI_*_init: on OSMP since
+ * src/mpi/persist.c; persist-check tests those), mixed on one communicator
+ * with the blocking calls it runs on OSMP: every result must be right.
  * Built only where mpi.h says MPI_VERSION >= 4 (MPICH 4 here, not Open MPI 4.1).
  *   mpirun -n N [LD_PRELOAD=libosmp_mpich.so] mpi4-check
  */
@@ -31,7 +32,7 @@ int main(int argc, char **argv)
     for (int round = 0; round < 5; round++) {
         for (int i = 0; i < 3; i++) x[i] = rank + 1 + i * round;
         MPI_Allreduce(x, y, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); /* on OSMP */
-        MPI_Start(&req);                                            /* persistent: MPI */
+        MPI_Start(&req);                                            /* persistent: OSMP */
         MPI_Wait(&req, MPI_STATUS_IGNORE);
         double z[3];
         MPI_Allreduce_c(x, z, (MPI_Count)3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); /* big count: MPI */
