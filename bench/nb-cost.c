@@ -3,7 +3,10 @@
  * Times osmp_allreduce against osmp_iallreduce + osmp_wait of the same doubles,
  * interleaved round by round, median of the rounds (rank 0 prints).
  *
- *   build/tools/osmp-run -n 2 -- build/nb-cost [DOUBLES [ROUNDS CALLS]]     (default 1 11 20000)
+ *   build/tools/osmp-run -n 2 -- build/nb-cost [DOUBLES [ROUNDS CALLS [SLEEP_US]]]   (default 1 11 20000)
+ * With SLEEP_US, also what is left for osmp_wait after the caller slept
+ * SLEEP_US between post and wait (the core free meanwhile: what
+ * OSMP_PROGRESS=thread can move in the background), median over the calls.
  * Instructions instead of time, repeatable on a busy machine (per call: divide
  * the inclusive counts of osmp_allreduce, and of osmp_iallreduce plus
  * osmp_wait, by ROUNDS * CALLS):
@@ -47,33 +50,54 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: nb-cost [DOUBLES [ROUNDS CALLS]]\n");
         return 2;
     }
-    osmp_team_t w;
-    CHECK(osmp_init(&w));
+    osmp_team_t team;
+    CHECK(osmp_init(&team));
     double *x = malloc(n * sizeof(double)), *y = malloc(n * sizeof(double));
     double *blocking = malloc((size_t)rounds * sizeof(double)), *nb = malloc((size_t)rounds * sizeof(double));
     if (!x || !y || !blocking || !nb) return 1;
-    for (size_t i = 0; i < n; i++) x[i] = osmp_team_rank(w);
+    for (size_t i = 0; i < n; i++) x[i] = osmp_team_rank(team);
     for (int r = 0; r < rounds; r++) {
-        CHECK(osmp_barrier(w));
+        CHECK(osmp_barrier(team));
         double t0 = now_us();
-        for (int i = 0; i < calls; i++) CHECK(osmp_allreduce(w, x, y, n, OSMP_DOUBLE, OSMP_SUM));
+        for (int i = 0; i < calls; i++) CHECK(osmp_allreduce(team, x, y, n, OSMP_DOUBLE, OSMP_SUM));
         blocking[r] = (now_us() - t0) / calls;
-        CHECK(osmp_barrier(w));
+        CHECK(osmp_barrier(team));
         t0 = now_us();
         for (int i = 0; i < calls; i++) {
             osmp_request_t q;
-            CHECK(osmp_iallreduce(w, x, y, n, OSMP_DOUBLE, OSMP_SUM, &q));
+            CHECK(osmp_iallreduce(team, x, y, n, OSMP_DOUBLE, OSMP_SUM, &q));
             CHECK(osmp_wait(&q));
         }
         nb[r] = (now_us() - t0) / calls;
     }
+    long sleep_us = argc > 4 ? atol(argv[4]) : 0;
+    double left = 0;
+    if (sleep_us > 0) {
+        double *w = malloc((size_t)calls * sizeof(double));
+        if (!w) return 1;
+        for (int i = 0; i < calls; i++) {
+            osmp_request_t q;
+            CHECK(osmp_barrier(team));
+            CHECK(osmp_iallreduce(team, x, y, n, OSMP_DOUBLE, OSMP_SUM, &q));
+            struct timespec nap = {sleep_us / 1000000, (sleep_us % 1000000) * 1000};
+            nanosleep(&nap, NULL);
+            double t0 = now_us();
+            CHECK(osmp_wait(&q));
+            w[i] = now_us() - t0;
+        }
+        qsort(w, (size_t)calls, sizeof(double), cmp);
+        left = w[calls / 2];
+        free(w);
+    }
     qsort(blocking, (size_t)rounds, sizeof(double), cmp);
     qsort(nb, (size_t)rounds, sizeof(double), cmp);
-    if (osmp_team_rank(w) == 0)
+    if (osmp_team_rank(team) == 0)
         printf("nb-cost: %zu doubles, %d participants, %d rounds of %d calls: osmp_allreduce %.3f us, "
                "osmp_iallreduce + osmp_wait %.3f us, ratio %.2f\n",
-               n, osmp_team_size(w), rounds, calls, blocking[rounds / 2], nb[rounds / 2],
+               n, osmp_team_size(team), rounds, calls, blocking[rounds / 2], nb[rounds / 2],
                nb[rounds / 2] / blocking[rounds / 2]);
+    if (osmp_team_rank(team) == 0 && sleep_us > 0)
+        printf("nb-cost: posted, slept %ld us, then osmp_wait took %.3f us (median of %d)\n", sleep_us, left, calls);
     free(x);
     free(y);
     free(blocking);
