@@ -26,60 +26,14 @@
  * ("returned an error") and exit 3.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
-#include <mpi.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
-static int world_rank, loaded, multinode; /* libosmp_mpi loaded and not disabled; OSMP_MPI_PSEUDO_NODES > 1 */
+#define REQ_PROG "nb-check"
+#include "req-common.h"
 
-#define FAIL(...)                                                                                            \
-    do {                                                                                                     \
-        fprintf(stderr, "nb-check: rank %d: ", world_rank);                                                  \
-        fprintf(stderr, __VA_ARGS__);                                                                        \
-        fputc('\n', stderr);                                                                                 \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                                        \
-    } while (0)
-
-/* ---------------------------------------------------------------- datatypes */
-
-enum kind { K_INT, K_DOUBLE, K_LLONG, K_FLOAT, K_U8, K_SHORT };
-struct ty {
-    MPI_Datatype t;
-    const char *name;
-    enum kind kind;
-    int size;
-};
-static struct ty types[6];
-
-static void put(const struct ty *t, void *b, long i, double v)
-{
-    switch (t->kind) {
-    case K_INT: ((int *)b)[i] = (int)v; break;
-    case K_DOUBLE: ((double *)b)[i] = v; break;
-    case K_LLONG: ((long long *)b)[i] = (long long)v; break;
-    case K_FLOAT: ((float *)b)[i] = (float)v; break;
-    case K_U8: ((uint8_t *)b)[i] = (uint8_t)v; break;
-    case K_SHORT: ((short *)b)[i] = (short)v; break;
-    }
-}
-
-static double get(const struct ty *t, const void *b, long i)
-{
-    switch (t->kind) {
-    case K_INT: return ((const int *)b)[i];
-    case K_DOUBLE: return ((const double *)b)[i];
-    case K_LLONG: return (double)((const long long *)b)[i];
-    case K_FLOAT: return ((const float *)b)[i];
-    case K_U8: return ((const uint8_t *)b)[i];
-    default: return ((const short *)b)[i];
-    }
-}
+/* ---------------------------------------------------------------- values */
 
 /* Small integers: exact in every type, sums of 4 ranks below 128. */
 static double X(int r, long i)
@@ -92,15 +46,6 @@ static double Z(int from, int to, long i)
 }
 
 /* ---------------------------------------------------------------- requests and their checks */
-
-/* The collectives in OSMP's order (osmp_mpi_stat's names). */
-enum { BARRIER, BCAST, REDUCE, ALLREDUCE, GATHER, ALLGATHER, SCATTER, RSB, ALLTOALL, GATHERV, SCATTERV, ALLGATHERV,
-       ALLTOALLV, REDUCE_SCATTER, SCAN, EXSCAN, NCOLL };
-static const char *const coll_names[NCOLL] = {"barrier",  "bcast",     "reduce",     "allreduce",
-                                              "gather",   "allgather", "scatter",    "reduce_scatter_block",
-                                              "alltoall", "gatherv",   "scatterv",   "allgatherv",
-                                              "alltoallv", "reduce_scatter", "scan", "exscan"};
-static long want_osmp[NCOLL], want_mpi[NCOLL]; /* calls made, by where they must run */
 
 #define MAXOPS 512
 struct op {
@@ -169,12 +114,6 @@ static void check_op(struct op *o)
 }
 
 /* ---------------------------------------------------------------- posting */
-
-struct ctx {
-    MPI_Comm comm;
-    const char *name;
-    int rank, size;
-};
 
 static double reduce_of(MPI_Op op, double a, double b)
 {
@@ -265,19 +204,6 @@ static void post_reductions(const struct ctx *c, const struct ty *t, long n, MPI
         o->got = r;
         posted(MPI_Ireduce_scatter(ip ? MPI_IN_PLACE : s, r, rc, t->t, op, c->comm, &reqs[nops]));
     }
-}
-
-/* Counts and displacements of the v-variants: block r has (r % 2) + n / 2
- * elements (n 0: none), laid out in reverse rank order. */
-static long vlayout(int sz, long n, int *cnt, int *dis)
-{
-    long at = 0;
-    for (int r = sz - 1; r >= 0; r--) {
-        cnt[r] = n ? (int)(r % 2 + n / 2) : 0;
-        dis[r] = (int)at;
-        at += cnt[r];
-    }
-    return at;
 }
 
 static void post_movement(const struct ctx *c, const struct ty *t, long n)
@@ -381,21 +307,12 @@ static void post_movement(const struct ctx *c, const struct ty *t, long n)
         }
         o->got = r;
         posted(MPI_Ialltoall(ip ? MPI_IN_PLACE : s, (int)n, t->t, r, (int)n, t->t, c->comm, &reqs[nops]));
-        /* alltoallv: f sends d ((f + d) % 3 + n / 4) elements (n 0: none); sent
-         * blocks in rank order, received ones in reverse */
+        /* alltoallv */
         o = new_op(t, ALLTOALLV, "%s: MPI_Ialltoallv %s n %ld%s", c->name, t->name, n, ips);
         int *sc = malloc(sizeof(int) * 4 * (size_t)sz), *sd = sc + sz, *rc = sc + 2 * sz, *rd = sc + 3 * sz;
         o->mem[3] = sc;
-        long st = 0, rt = 0;
-        for (int d = 0; d < sz; d++) {
-            sc[d] = rc[d] = n ? (int)((me + d) % 3 + n / 4) : 0;
-            sd[d] = (int)st;
-            st += sc[d];
-        }
-        for (int f = sz - 1; f >= 0; f--) {
-            rd[f] = (int)rt;
-            rt += rc[f];
-        }
+        long st, rt;
+        alltoallv_layout(me, sz, n, sc, &st, &rt);
         s = buf(o, t, st);
         r = buf(o, t, rt);
         w = wants(o, rt);
@@ -431,11 +348,6 @@ static void post_p2p(const struct ctx *c)
 static MPI_Status ref_status;   /* MPI's own MPI_Ibarrier's, after MPI_Wait */
 static int ref_sets;            /* MPI sets its source and tag (Open MPI leaves whatever its request held) */
 static int ref_waitall_error; /* MPI_Waitall sets MPI_ERROR of its own collectives */
-static const char *const mode_names[] = {"MPI_Waitall", "MPI_Wait in reverse order", "MPI_Waitany", "MPI_Testsome",
-                                         "MPI_Testall", "MPI_Testany", "MPI_Waitsome", "MPI_Test",
-                                         "MPI_Request_get_status"};
-enum { NMODES = 9 };
-
 static void check_status(int i, const MPI_Status *st, int multi)
 {
     if (ops[i].p2p || !loaded || multinode) return; /* (MPI's own nonblocking collectives leave an internal message's status) */
@@ -455,71 +367,8 @@ static MPI_Status sts[MAXOPS];
 
 static void complete_all(int mode)
 {
-    int n = nops, left = n, idx[MAXOPS], outcount, flag, rc = MPI_SUCCESS;
-    memset(sts, 0x5a, sizeof(sts));
-    switch (mode) {
-    case 0:
-        rc = MPI_Waitall(n, reqs, sts);
-        for (int i = 0; i < n; i++) check_status(i, &sts[i], 1);
-        break;
-    case 1:
-        for (int i = n - 1; i >= 0 && rc == MPI_SUCCESS; i--) {
-            rc = MPI_Wait(&reqs[i], &sts[i]);
-            check_status(i, &sts[i], 0);
-        }
-        break;
-    case 2:
-        while (left && rc == MPI_SUCCESS) {
-            int k;
-            MPI_Status st;
-            rc = MPI_Waitany(n, reqs, &k, &st);
-            if (k == MPI_UNDEFINED || reqs[k] != MPI_REQUEST_NULL) FAIL("MPI_Waitany gave index %d", k);
-            check_status(k, &st, 0);
-            left--;
-        }
-        break;
-    case 3:
-    case 6:
-        while (left && rc == MPI_SUCCESS) {
-            rc = mode == 3 ? MPI_Testsome(n, reqs, &outcount, idx, sts) : MPI_Waitsome(n, reqs, &outcount, idx, sts);
-            if (outcount == MPI_UNDEFINED || (mode == 6 && outcount == 0)) FAIL("%s: outcount %d", mode_names[mode], outcount);
-            for (int j = 0; j < outcount; j++) check_status(idx[j], &sts[j], 0);
-            left -= outcount;
-        }
-        break;
-    case 4:
-        for (flag = 0; !flag && rc == MPI_SUCCESS;) rc = MPI_Testall(n, reqs, &flag, sts);
-        for (int i = 0; i < n; i++) check_status(i, &sts[i], 0);
-        break;
-    case 5:
-        while (left && rc == MPI_SUCCESS) {
-            int k = MPI_UNDEFINED;
-            MPI_Status st;
-            rc = MPI_Testany(n, reqs, &k, &flag, &st);
-            if (flag && k != MPI_UNDEFINED) {
-                check_status(k, &st, 0);
-                left--;
-            }
-        }
-        break;
-    case 7:
-        for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
-            for (flag = 0; !flag && rc == MPI_SUCCESS;) {
-                rc = MPI_Test(&reqs[i], &flag, &sts[i]);
-                if (flag) check_status(i, &sts[i], 0);
-            }
-        break;
-    default:
-        for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
-            for (flag = 0; !flag && rc == MPI_SUCCESS;) rc = MPI_Request_get_status(reqs[i], &flag, &sts[i]);
-            if (reqs[i] == MPI_REQUEST_NULL) FAIL("MPI_Request_get_status freed the request");
-            check_status(i, &sts[i], 0);
-            rc = MPI_Wait(&reqs[i], MPI_STATUS_IGNORE);
-        }
-        break;
-    }
-    if (rc != MPI_SUCCESS) FAIL("%s returned %d", mode_names[mode], rc);
-    for (int i = 0; i < n; i++) {
+    complete(mode, nops, reqs, sts, 0, check_status);
+    for (int i = 0; i < nops; i++) {
         if (reqs[i] != MPI_REQUEST_NULL) FAIL("%s: %s left its request", mode_names[mode], ops[i].what);
         check_op(&ops[i]);
     }
@@ -527,8 +376,6 @@ static void complete_all(int mode)
 }
 
 /* ---------------------------------------------------------------- the checks */
-
-static int (*stat_fn)(const char *, long *, long *);
 
 static void batches(const struct ctx *c, int *mode)
 {
@@ -554,12 +401,6 @@ static void batches(const struct ctx *c, int *mode)
             complete_all(*mode % NMODES);
             ++*mode;
         }
-}
-
-static void user_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((int *)in)[i];
 }
 
 /* A derived datatype moved on OSMP (packed around the call, the root with a
@@ -665,21 +506,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--die") && i + 1 < argc) victim = atoi(argv[++i]);
     }
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    stat_fn = (int (*)(const char *, long *, long *))dlsym(RTLD_DEFAULT, "osmp_mpi_stat");
-    const char *dis = getenv("OSMP_MPI_DISABLE");
-    loaded = stat_fn && !(dis && strcmp(dis, "1") == 0);
-    const char *pn = getenv("OSMP_MPI_PSEUDO_NODES");
-    multinode = loaded && pn && atoi(pn) > 1;
-    if (expect && !stat_fn) FAIL("libosmp_mpi is not loaded");
+    find_osmp(expect);
     if (victim >= 0) die(victim);
-    struct ty t[6] = {{MPI_INT, "MPI_INT", K_INT, sizeof(int)},
-                      {MPI_DOUBLE, "MPI_DOUBLE", K_DOUBLE, sizeof(double)},
-                      {MPI_LONG_LONG, "MPI_LONG_LONG", K_LLONG, sizeof(long long)},
-                      {MPI_FLOAT, "MPI_FLOAT", K_FLOAT, sizeof(float)},
-                      {MPI_UINT8_T, "MPI_UINT8_T", K_U8, 1},
-                      {MPI_SHORT, "MPI_SHORT", K_SHORT, sizeof(short)}};
-    memcpy(types, t, sizeof(t));
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     /* MPI's own statuses of a collective, to compare ours with */
@@ -699,9 +527,7 @@ int main(int argc, char **argv)
     PMPI_Waitall(2, r, st);
     ref_waitall_error = st[0].MPI_ERROR == MPI_SUCCESS && st[1].MPI_ERROR == MPI_SUCCESS;
 
-    long acc0[NCOLL], mpi0[NCOLL];
-    for (int k = 0; stat_fn && k < NCOLL; k++) stat_fn(coll_names[k], &acc0[k], &mpi0[k]);
-    memset(want_osmp, 0, sizeof(want_osmp));
+    count_from_here();
     int mode = 0;
     struct ctx world = {MPI_COMM_WORLD, "world", world_rank, size};
     batches(&world, &mode);
@@ -723,15 +549,7 @@ int main(int argc, char **argv)
     MPI_Comm_free(&rev);
     if (MPI_Wait(&late, MPI_STATUS_IGNORE) != MPI_SUCCESS || (loaded && !multinode && all != size))
         FAIL("MPI_Iallreduce on a communicator freed before the wait gave %d", all);
-    if (expect) {
-        for (int k = 0; k < NCOLL; k++) {
-            long acc, mpi;
-            stat_fn(coll_names[k], &acc, &mpi);
-            if (acc - acc0[k] != want_osmp[k] || mpi - mpi0[k] != want_mpi[k])
-                FAIL("%s: %ld calls on OSMP and %ld to MPI, not %ld and %ld", coll_names[k], acc - acc0[k],
-                     mpi - mpi0[k], want_osmp[k], want_mpi[k]);
-        }
-    }
+    if (expect) check_counts();
     long calls = 0;
     for (int k = 0; k < NCOLL; k++) calls += want_osmp[k] + want_mpi[k];
     MPI_Finalize();

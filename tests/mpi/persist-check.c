@@ -28,13 +28,8 @@
  * (there the batches are left out: see main).
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
-#include <mpi.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#define REQ_PROG "persist-check"
+#include "req-common.h"
 
 #if defined(OPEN_MPI)
 #include <mpi-ext.h>
@@ -43,50 +38,7 @@
 #define INIT(name) MPI_##name##_init
 #endif
 
-static int world_rank, loaded, multinode;
-
-#define FAIL(...)                                                                                            \
-    do {                                                                                                     \
-        fprintf(stderr, "persist-check: rank %d: ", world_rank);                                             \
-        fprintf(stderr, __VA_ARGS__);                                                                        \
-        fputc('\n', stderr);                                                                                 \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                                        \
-    } while (0)
-
-/* ---------------------------------------------------------------- datatypes and values */
-
-enum kind { K_INT, K_DOUBLE, K_LLONG, K_FLOAT, K_U8, K_SHORT };
-struct ty {
-    MPI_Datatype t;
-    const char *name;
-    enum kind kind;
-    int size;
-};
-static struct ty types[6];
-
-static void put(const struct ty *t, void *b, long i, double v)
-{
-    switch (t->kind) {
-    case K_INT: ((int *)b)[i] = (int)v; break;
-    case K_DOUBLE: ((double *)b)[i] = v; break;
-    case K_LLONG: ((long long *)b)[i] = (long long)v; break;
-    case K_FLOAT: ((float *)b)[i] = (float)v; break;
-    case K_U8: ((uint8_t *)b)[i] = (uint8_t)v; break;
-    case K_SHORT: ((short *)b)[i] = (short)v; break;
-    }
-}
-
-static double get(const struct ty *t, const void *b, long i)
-{
-    switch (t->kind) {
-    case K_INT: return ((const int *)b)[i];
-    case K_DOUBLE: return ((const double *)b)[i];
-    case K_LLONG: return (double)((const long long *)b)[i];
-    case K_FLOAT: return ((const float *)b)[i];
-    case K_U8: return ((const uint8_t *)b)[i];
-    default: return ((const short *)b)[i];
-    }
-}
+/* ---------------------------------------------------------------- values */
 
 /* Small integers that change with the round k: exact in every type, sums of 4 ranks below 128. */
 static double X(int r, long i, int k)
@@ -111,20 +63,6 @@ static double X_over(MPI_Op op, int lo, int hi, long i, int k)
 
 /* ---------------------------------------------------------------- the requests */
 
-enum { BARRIER, BCAST, REDUCE, ALLREDUCE, GATHER, ALLGATHER, SCATTER, RSB, ALLTOALL, GATHERV, SCATTERV, ALLGATHERV,
-       ALLTOALLV, REDUCE_SCATTER, SCAN, EXSCAN, NCOLL, P2P = NCOLL };
-static const char *const coll_names[NCOLL] = {"barrier",  "bcast",     "reduce",     "allreduce",
-                                              "gather",   "allgather", "scatter",    "reduce_scatter_block",
-                                              "alltoall", "gatherv",   "scatterv",   "allgatherv",
-                                              "alltoallv", "reduce_scatter", "scan", "exscan"};
-static long want_osmp[NCOLL], want_mpi[NCOLL];
-
-struct ctx {
-    MPI_Comm comm;
-    const char *name;
-    int rank, size;
-};
-
 struct pop {
     int coll, root, ip, mpi; /* mpi: made by MPI (counted at its _init), else a count per start */
     const struct ty *t;
@@ -144,18 +82,6 @@ static int nops;
 static void *alloc(const struct ty *t, long n)
 {
     return n ? calloc((size_t)n, (size_t)t->size) : NULL;
-}
-
-/* Counts and displacements of the v-variants: block r has (r % 2) + n / 2 elements (n 0: none), in reverse rank order. */
-static long vlayout(int sz, long n, int *cnt, int *dis)
-{
-    long at = 0;
-    for (int r = sz - 1; r >= 0; r--) {
-        cnt[r] = n ? (int)(r % 2 + n / 2) : 0;
-        dis[r] = (int)at;
-        at += cnt[r];
-    }
-    return at;
 }
 
 static long total_of(const int *cnt, int sz)
@@ -246,18 +172,10 @@ static void make(struct pop *o, MPI_Request *req)
         o->s = alloc(t, n * sz), o->r = alloc(t, n * sz);
         rc = INIT(Alltoall)(o->ip ? inpl : o->s, (int)n, dt, o->r, (int)n, dt, comm, MPI_INFO_NULL, req);
         break;
-    case ALLTOALLV: { /* f sends d ((f + d) % 3 + n / 4) elements; sent blocks in rank order, received ones in reverse */
+    case ALLTOALLV: {
         int *sc = o->cnt = malloc(sizeof(int) * 4 * (size_t)sz), *sd = sc + sz, *rcn = sc + 2 * sz, *rd = sc + 3 * sz;
-        long st = 0, rt = 0;
-        for (int d = 0; d < sz; d++) {
-            sc[d] = rcn[d] = n ? (int)((me + d) % 3 + n / 4) : 0;
-            sd[d] = (int)st;
-            st += sc[d];
-        }
-        for (int f = sz - 1; f >= 0; f--) {
-            rd[f] = (int)rt;
-            rt += rcn[f];
-        }
+        long st, rt;
+        alltoallv_layout(me, sz, n, sc, &st, &rt);
         o->s = alloc(t, st), o->r = alloc(t, rt);
         rc = INIT(Alltoallv)(o->ip ? inpl : o->s, sc, sd, dt, o->r, rcn, rd, dt, comm, MPI_INFO_NULL, req);
         break;
@@ -462,11 +380,6 @@ static void free_all(void)
 
 /* ---------------------------------------------------------------- rounds */
 
-static const char *const mode_names[] = {"MPI_Waitall", "MPI_Wait in reverse order", "MPI_Waitany", "MPI_Testsome",
-                                         "MPI_Testall", "MPI_Testany", "MPI_Waitsome", "MPI_Test",
-                                         "MPI_Request_get_status"};
-enum { NMODES = 9 };
-
 static void check_status(int i, const MPI_Status *st, int multi)
 {
     if (i >= nops || ops[i].mpi) return; /* (p2p, and MPI's own requests: MPICH's give an internal message's count) */
@@ -511,67 +424,7 @@ static void round_of(const struct ctx *c, int k, int mode, int p2p, int blocking
         want_osmp[ALLREDUCE]++, want_osmp[BCAST]++;
         if (sum != sz * (sz + 1) / 2 || b != 77 + k) FAIL("%s: blocking calls among runs gave %d, %d", c->name, sum, b);
     }
-    int left = n, idx[MAXOPS + 4], outcount, flag, rc = MPI_SUCCESS;
-    memset(sts, 0x5a, sizeof(sts));
-    switch (mode) {
-    case 0:
-        rc = MPI_Waitall(n, all, sts);
-        for (int i = 0; i < n; i++) check_status(i, &sts[i], 1);
-        break;
-    case 1:
-        for (int i = n - 1; i >= 0 && rc == MPI_SUCCESS; i--) {
-            rc = MPI_Wait(&all[i], &sts[i]);
-            check_status(i, &sts[i], 0);
-        }
-        break;
-    case 2:
-        while (left && rc == MPI_SUCCESS) {
-            int j;
-            MPI_Status st;
-            rc = MPI_Waitany(n, all, &j, &st);
-            if (j == MPI_UNDEFINED) FAIL("MPI_Waitany: no active request with %d left", left);
-            check_status(j, &st, 0);
-            left--;
-        }
-        break;
-    case 3:
-    case 6:
-        while (left && rc == MPI_SUCCESS) {
-            rc = mode == 3 ? MPI_Testsome(n, all, &outcount, idx, sts) : MPI_Waitsome(n, all, &outcount, idx, sts);
-            if (outcount == MPI_UNDEFINED || (mode == 6 && outcount == 0)) FAIL("%s: outcount %d", mode_names[mode], outcount);
-            for (int j = 0; j < outcount; j++) check_status(idx[j], &sts[j], 0);
-            left -= outcount;
-        }
-        break;
-    case 4:
-        for (flag = 0; !flag && rc == MPI_SUCCESS;) rc = MPI_Testall(n, all, &flag, sts);
-        for (int i = 0; i < n; i++) check_status(i, &sts[i], 0);
-        break;
-    case 5:
-        while (left && rc == MPI_SUCCESS) {
-            int j = MPI_UNDEFINED;
-            MPI_Status st;
-            rc = MPI_Testany(n, all, &j, &flag, &st);
-            if (flag && j == MPI_UNDEFINED) FAIL("MPI_Testany: no active request with %d left", left);
-            if (flag) check_status(j, &st, 0), left--;
-        }
-        break;
-    case 7:
-        for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
-            for (flag = 0; !flag && rc == MPI_SUCCESS;) {
-                rc = MPI_Test(&all[i], &flag, &sts[i]);
-                if (flag) check_status(i, &sts[i], 0);
-            }
-        break;
-    default:
-        for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
-            for (flag = 0; !flag && rc == MPI_SUCCESS;) rc = MPI_Request_get_status(all[i], &flag, &sts[i]);
-            check_status(i, &sts[i], 0);
-            rc = MPI_Wait(&all[i], MPI_STATUS_IGNORE);
-        }
-        break;
-    }
-    if (rc != MPI_SUCCESS) FAIL("%s returned %d", mode_names[mode], rc);
+    complete(mode, n, all, sts, 1, check_status);
     for (int i = 0; i < nops; i++) {
         if (all[i] != reqs[i]) FAIL("%s: %s changed or freed the persistent request", ops[i].what, mode_names[mode]);
         check(&ops[i], k);
@@ -587,7 +440,7 @@ static void round_of(const struct ctx *c, int k, int mode, int p2p, int blocking
     for (int i = 0; i < nops; i += 7) {
         if (ops[i].mpi) continue;
         MPI_Status st;
-        flag = 0;
+        int flag = 0;
         if (MPI_Test(&reqs[i], &flag, &st) != MPI_SUCCESS || !flag || reqs[i] == MPI_REQUEST_NULL ||
             MPI_Wait(&reqs[i], &st) != MPI_SUCCESS || reqs[i] == MPI_REQUEST_NULL)
             FAIL("%s: MPI_Test/MPI_Wait of the inactive request", ops[i].what);
@@ -615,12 +468,6 @@ static void batches(const struct ctx *c, int *mode)
 }
 
 /* ---------------------------------------------------------------- the rest */
-
-static void user_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((int *)in)[i];
-}
 
 /* A derived datatype on OSMP: every rank broadcasts into every other int of 8 (packed at each start at the root,
  * unpacked at each end elsewhere; the holes untouched); a user-defined operation goes to MPI. */
@@ -694,32 +541,16 @@ static void cancel_and_free(const struct ctx *c)
     MPI_Request_free(&bar);
 }
 
-static int (*stat_fn)(const char *, long *, long *);
-
 int main(int argc, char **argv)
 {
     int expect_osmp = 0;
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--expect-osmp")) expect_osmp = 1;
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    stat_fn = (int (*)(const char *, long *, long *))dlsym(RTLD_DEFAULT, "osmp_mpi_stat");
-    const char *dis = getenv("OSMP_MPI_DISABLE");
-    loaded = stat_fn && !(dis && strcmp(dis, "1") == 0);
-    const char *pn = getenv("OSMP_MPI_PSEUDO_NODES");
-    multinode = loaded && pn && atoi(pn) > 1;
-    if (expect_osmp && !stat_fn) FAIL("libosmp_mpi is not loaded");
-    struct ty t[6] = {{MPI_INT, "MPI_INT", K_INT, sizeof(int)},
-                      {MPI_DOUBLE, "MPI_DOUBLE", K_DOUBLE, sizeof(double)},
-                      {MPI_LONG_LONG, "MPI_LONG_LONG", K_LLONG, sizeof(long long)},
-                      {MPI_FLOAT, "MPI_FLOAT", K_FLOAT, sizeof(float)},
-                      {MPI_UINT8_T, "MPI_UINT8_T", K_U8, 1},
-                      {MPI_SHORT, "MPI_SHORT", K_SHORT, sizeof(short)}};
-    memcpy(types, t, sizeof(t));
+    find_osmp(expect_osmp);
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    long acc0[NCOLL], mpi0[NCOLL];
-    for (int k = 0; stat_fn && k < NCOLL; k++) stat_fn(coll_names[k], &acc0[k], &mpi0[k]);
+    count_from_here();
     int mode = 0;
     struct ctx world = {MPI_COMM_WORLD, "world", world_rank, size};
     /* The MPI libraries' own persistent collectives (without OSMP, or across pseudo-nodes) fail these batches:
@@ -753,15 +584,7 @@ int main(int argc, char **argv)
         if (MPI_Request_free(&r) != MPI_SUCCESS || r != MPI_REQUEST_NULL) FAIL("MPI_Request_free after MPI_Comm_free");
     }
     MPI_Comm_free(&rev);
-    if (expect_osmp) {
-        for (int k = 0; k < NCOLL; k++) {
-            long acc, mpi;
-            stat_fn(coll_names[k], &acc, &mpi);
-            if (acc - acc0[k] != want_osmp[k] || mpi - mpi0[k] != want_mpi[k])
-                FAIL("%s: %ld calls on OSMP and %ld to MPI, not %ld and %ld", coll_names[k], acc - acc0[k],
-                     mpi - mpi0[k], want_osmp[k], want_mpi[k]);
-        }
-    }
+    if (expect_osmp) check_counts();
     long runs = 0;
     for (int k = 0; k < NCOLL; k++) runs += want_osmp[k];
     MPI_Finalize();
