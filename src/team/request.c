@@ -26,8 +26,10 @@
  * OSMP_PROGRESS=thread adds one thread per process that sweeps every team
  * with outstanding requests (resumable forms only: it never blocks) between
  * the owner's calls, so that a request advances while its owner computes.
- * Then every entry point holds the team's lock while it touches the queue or
- * runs a call; the progress thread only tries it, and skips a busy team.
+ * Whatever touches the queue holds the team's lock (any thread may complete
+ * a request, and a blocked thread's hook sweeps the teams it posted on; with
+ * the progress thread, a blocking call on the team too); the progress thread
+ * and the hook only try it, and skip a busy team.
  */
 #define _GNU_SOURCE
 #include "team/request.h"
@@ -310,9 +312,10 @@ static void sweep(osmp__team_t t, int gated)
 }
 
 /* shm/wait.h's hook: a blocked waiter moves the other teams it drives, those
- * whose lock it gets (not one it holds itself: a wait inside its sweep).
- * Locked under drive_lock, so that none goes meanwhile (a team leaves the
- * list under its own lock); swept after, since finishing takes drive_lock. */
+ * whose lock it gets (not one it holds itself: a wait inside its sweep), and
+ * takes emptied ones off the list. Locked under drive_lock, so that none goes
+ * meanwhile (a team leaves the list under drive_lock); swept after, so that
+ * drive_lock is not held through a sweep (which may wait, and re-enter here). */
 #define DRIVEN_MAX 8
 static void sweep_driven(void)
 {
