@@ -64,7 +64,8 @@ struct osmp__co {
 #define OSMP__CO_BEGIN(R, co)                                                                                  \
     switch ((R) ? (co)->pc : 0) {                                                                              \
     case 0:
-#define OSMP__CO_END(R, co)                                                                                    \
+#define OSMP__CO_END(R, co) /* (a null statement first: a label may end the body, which C17 needs followed by one) */                                                                                    \
+    ;                                                                                                          \
     }                                                                                                          \
     if (R) (co)->pc = 0
 
