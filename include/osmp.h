@@ -463,7 +463,8 @@ enum {
     OSMP_TEAM_PARAM_CORE = 1u << 0,      /* core: else the OS says where the caller runs */
     OSMP_TEAM_PARAM_HIERARCHY = 1u << 1, /* hierarchy: else OSMP_HIERARCHY (default auto) */
     OSMP_TEAM_PARAM_TOPO = 1u << 2,      /* topo: else the process's (this machine, or OSMP_TOPOLOGY) */
-    OSMP_TEAM_PARAM_TRAFFIC = 1u << 3    /* traffic: count the payload bytes this participant copies */
+    OSMP_TEAM_PARAM_TRAFFIC = 1u << 3,   /* traffic: count the payload bytes this participant copies */
+    OSMP_TEAM_PARAM_TUNE = 1u << 4       /* tune: else the process's tune table (OSMP_TUNE_FILE) */
 };
 
 /* Zero-initialize, then set the required fields and, for each optional field
@@ -491,6 +492,11 @@ struct osmp_team_params {
      * (s == d: copies within one participant's memory). Read it between calls
      * or after osmp_team_destroy. */
     uint64_t *traffic;
+    /* A tune table's text (docs/tuning.md; "" for none) for this team instead
+     * of the process's: the same on every participant, read during creation
+     * only. A damaged one, or one made on another topology, is said on stderr
+     * and the defaults are used. */
+    const char *tune;
 };
 
 /* Collective over the participants of the new team. If any participant fails
@@ -573,6 +579,20 @@ typedef enum {
 OSMP_EXPORT const char *osmp_coll_name(osmp_coll_t coll);
 /* OSMP_COLL_ROOTED | ... of a collective; 0 if out of range. */
 OSMP_EXPORT unsigned osmp_coll_flags(osmp_coll_t coll);
+
+/* What the team runs for collective `coll` with blocks of `bytes` (count x
+ * element size; a rank's block for gather, scatter, allgather, alltoall):
+ * the algorithm's name (kary:K with its radix), or "mpi" where the tune table
+ * gives those calls to the MPI library (libosmp_mpi passes them on); where
+ * the choice came from: "table" (the built-in selection table), "knob"
+ * (OSMP_<OP>_ALG) or "tune:LINE" (the tune table); and the band of sizes
+ * around `bytes`, lo .. hi, inclusive, that get the same answer. */
+struct osmp_choice {
+    char name[32];
+    char from[32];
+    size_t lo, hi;
+};
+OSMP_EXPORT int osmp_team_choice(osmp_team_t team, osmp_coll_t coll, size_t bytes, struct osmp_choice *choice);
 
 OSMP_EXPORT int osmp_barrier(osmp_team_t team);
 OSMP_EXPORT int osmp_bcast(osmp_team_t team, void *buf, size_t count, osmp_dtype_t dtype, int root);

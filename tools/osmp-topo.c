@@ -8,11 +8,15 @@
  */
 #include <getopt.h>
 #include <stdarg.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "coll/coll.h" /* the algorithm tables, for --algorithms */
+#include "coll/tune.h"
+#include "common/knobs.h"
+#include "topo/measured.h"
 #include "osmp.h"
 #include "traffic.h"
 #include "cli.h"
@@ -27,7 +31,7 @@ static const char usage[] =
     "                 [--hierarchy SPEC] [--root R]\n"
     "                 [--show tree|groups|plan|distances|mst|ring|binomial|rankring]\n"
     "                 [--show traffic --trace PREFIX [--op OP] [--bytes N]]\n"
-    "                 [--format text|json|dot] | --knobs | --algorithms\n"
+    "                 [--format text|json|dot] | --knobs | --algorithms | --signature\n"
     "\n"
     "  --input FILE.xml     load another machine from an hwloc XML file (lstopo out.xml)\n"
     "  --synthetic STRING   load an hwloc synthetic topology, e.g. \"pack:2 l3:4 core:8 pu:1\"\n"
@@ -46,7 +50,8 @@ static const char usage[] =
     "  --op OP, --bytes N   only the calls of this collective / with N bytes per block (--show traffic)\n"
     "  --format FMT         text (default), json or dot\n"
     "  --knobs              list every OSMP_* environment variable with its default and meaning\n"
-    "  --algorithms         list every collective's algorithms and the selection table\n";
+    "  --algorithms         list every collective's algorithms, the selection table and the tune table in use\n"
+    "  --signature          the topology line a tune table made on this machine starts with (docs/tuning.md)\n";
 
 #define die_usage(...) osmp__tool_fail(2, __VA_ARGS__)
 
@@ -323,11 +328,40 @@ static void show_graph(const struct ctx *c, osmp_graph_kind_t kind)
 
 /* ---------------------------------------------------------------- main */
 
+/* --algorithms: the tune table a team on topo uses, and its rules. */
+static void tune_print(osmp_topo_t topo)
+{
+    char line[1024];
+    osmp__tune_describe(topo, line, sizeof(line));
+    printf("\n%s\n", line);
+    struct osmp__tune *unused;
+    const struct osmp__tune *tune = osmp__tune_for(topo, NULL, &unused);
+    if (!tune) return;
+    printf("Tuned (before the selection table's rows, for teams of the size each names; after OSMP_<OP>_ALG):\n");
+    for (int i = 0; i < tune->nrows; i++) {
+        const struct osmp__tune_row *r = &tune->rows[i];
+        char ranks[16];
+        snprintf(ranks, sizeof(ranks), r->ranks ? "%d ranks" : "any size", r->ranks);
+        if (r->setting == OSMP__TUNE_RULE) {
+            char hi[32];
+            snprintf(hi, sizeof(hi), r->hi == UINT64_MAX ? "max" : "%" PRIu64, r->hi);
+            printf("  %-22s %-10s %10" PRIu64 " .. %-10s %-14s (line %d)\n", osmp_coll_name((osmp_coll_t)r->coll),
+                   ranks, r->lo, hi, r->choice, r->line);
+        } else {
+            static const char *const names[] = {"", "chunk", "pipeline_depth", "single_copy_min"};
+            char v[32];
+            snprintf(v, sizeof(v), r->value == UINT64_MAX ? "never" : "%" PRIu64, r->value);
+            printf("  set %-18s %-10s %s%s%s = %s (line %d)\n", "", ranks, names[r->setting],
+                   r->coll >= 0 ? "." : "", r->coll >= 0 ? osmp_coll_name((osmp_coll_t)r->coll) : "", v, r->line);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *input = NULL, *synthetic = NULL, *cores_list = NULL, *bind = NULL, *spec = NULL;
     const char *show_s = "tree", *format_s = "text", *trace = NULL, *op = NULL;
-    int n = -1, root = 0, whole = 0;
+    int n = -1, root = 0, whole = 0, algorithms = 0;
     long long bytes = -1;
     static const struct option opts[] = {{"input", required_argument, 0, 'i'},
                                          {"synthetic", required_argument, 0, 's'},
@@ -341,6 +375,7 @@ int main(int argc, char **argv)
                                          {"help", no_argument, 0, 'h'},
                                          {"knobs", no_argument, 0, 'k'},
                                          {"algorithms", no_argument, 0, 'a'},
+                                         {"signature", no_argument, 0, 'g'},
                                          {"trace", required_argument, 0, 'T'},
                                          {"op", required_argument, 0, 'O'},
                                          {"bytes", required_argument, 0, 'B'},
@@ -361,7 +396,8 @@ int main(int argc, char **argv)
         case 'f': format_s = optarg; break;
         case 'h': fputs(usage, stdout); return 0;
         case 'k': osmp_knobs_print(stdout); return 0;
-        case 'a': osmp__algs_print(stdout); return 0;
+        case 'a': algorithms = 1; break;
+        case 'g': algorithms = 2; break;
         case 'T': trace = optarg; break;
         case 'O': op = optarg; break;
         case 'B': bytes = parse_int(optarg, "--bytes", 0, 1 << 30); break;
@@ -392,7 +428,9 @@ int main(int argc, char **argv)
 
     struct ctx c = {.root = root, .spec = spec, .fmt = (enum format)fmt};
     osmp_topo_source_t src = input ? OSMP_TOPO_XML : synthetic ? OSMP_TOPO_SYNTHETIC : OSMP_TOPO_THIS_MACHINE;
-    int rc = osmp_topo_load(src, input ? input : synthetic, whole ? OSMP_TOPO_WHOLE_SYSTEM : 0, &c.topo);
+    int rc = algorithms && !input && !synthetic /* the machine the runtime plans on */
+                 ? osmp__topo_load_knob(osmp__knob_str(OSMP_KNOB_TOPOLOGY), &c.topo)
+                 : osmp_topo_load(src, input ? input : synthetic, whole ? OSMP_TOPO_WHOLE_SYSTEM : 0, &c.topo);
     if (rc) die_usage("%s", osmp_topo_last_error()[0] ? osmp_topo_last_error() : osmp_status_str(rc));
     char why[256];
     if (osmp_topo_check(c.topo, why, sizeof(why))) {
@@ -400,6 +438,19 @@ int main(int argc, char **argv)
         return 1;
     }
     int ncores = osmp_topo_ncores(c.topo);
+    if (algorithms == 2) { /* the first line of a tune table made on this topology */
+        char words[160];
+        uint64_t sig = osmp__tune_signature(c.topo, words, sizeof(words));
+        printf("topology %016" PRIx64 " %s\n", sig, words);
+        osmp_topo_destroy(c.topo);
+        return 0;
+    }
+    if (algorithms) {
+        osmp__algs_print(stdout);
+        tune_print(c.topo);
+        osmp_topo_destroy(c.topo);
+        return 0;
+    }
 
     /* Participants: from --cores, else N placed by --bind; only the tree may go without. */
     if (show == SHOW_TRAFFIC) { /* the participants and their cores come from the trace */

@@ -81,10 +81,12 @@ struct osmp__choice {
     const struct osmp__alg *alg;
     int radix; /* 0 flat, k > 0 k-ary, OSMP__RADIX_MST */
     size_t max;
+    int from;  /* OSMP__FROM_TABLE, OSMP__FROM_KNOB, or > 0: the tune table's line */
 };
-/* Links of a chain: an algorithm limited by its slot, then what takes the
- * larger blocks, then (forced algorithms) the table's own choice. */
-#define OSMP__CHAIN 4
+enum { OSMP__FROM_TABLE = 0, OSMP__FROM_KNOB = -1 };
+/* Links of a chain: a forced algorithm (limited by its slot), the tune
+ * table's bands, then the selection table's rows (up to three). */
+#define OSMP__CHAIN 10
 
 /* Size classes of the selection table, by the bytes of one block. */
 enum { OSMP__SIZE_INLINE, OSMP__SIZE_MEDIUM, OSMP__SIZE_LARGE, OSMP__NSIZES };
@@ -136,6 +138,16 @@ struct osmp__coll {
     size_t *displs; /* [size] block displacements for reduce_scatter's ring (its calls give counts only) */
     struct osmp__trace *trace; /* OSMP_TRACE (coll/trace.h), NULL when off */
     struct osmp__slicing *slicing[2]; /* sliced reductions, built on first use: [0] one group, [1] levels */
+    /* Per collective: the tune table's "mpi" bands for this team's size (what
+     * osmp_team_choice reports; libosmp_mpi passes those calls to MPI). */
+    struct osmp__band {
+        size_t lo, hi;
+        int from;
+    } mpi[OSMP_COLL_COUNT][4];
+    int nmpi[OSMP_COLL_COUNT];
+    /* OSMP_FAULT=delay:COLL.ALG:USEC (tests): this algorithm sleeps that long per call. */
+    const struct osmp__alg *slow_alg;
+    unsigned slow_us;
 };
 typedef struct osmp__coll *osmp__coll_t;
 
@@ -318,8 +330,10 @@ const struct osmp__alg *osmp__algs_of(osmp_coll_t c);
 int osmp__alg_parse(osmp_coll_t c, const char *value, struct osmp__choice *choice, char *err, size_t err_len);
 /* What selection needs besides the team: the forced algorithms and the knobs
  * that set the thresholds, all rank 0's. */
+struct osmp__tune;
 struct osmp__select_in {
     struct osmp__choice forced[OSMP_COLL_COUNT];       /* OSMP_<OP>_ALG; alg NULL: auto */
+    const struct osmp__tune *tune;                     /* the team's tune table (coll/tune.h), or NULL */
     int64_t stream_min;                                /* OSMP_STREAM_MIN: bytes; -1 auto, -2 never */
     uint64_t single_copy_min, single_copy_min_threads; /* OSMP_SINGLE_COPY_MIN(_THREADS) */
     int single_copy_auto;                              /* OSMP_SINGLE_COPY_MIN=auto */
@@ -332,6 +346,8 @@ struct osmp__select_in {
 void osmp__select_init(osmp__coll_t t, const struct osmp__select_in *in);
 /* OSMP_CHUNK_SIZE=auto: the chunk of a team of `size` participants. */
 size_t osmp__select_chunk(int size);
+/* osmp_team_choice (osmp.h): what this team runs for c at `bytes`. */
+int osmp__choice_of(osmp__coll_t t, osmp_coll_t c, size_t bytes, struct osmp_choice *out);
 /* Every collective's algorithms and the selection table, for osmp-topo --algorithms. */
 void osmp__algs_print(FILE *f);
 

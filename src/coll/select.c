@@ -9,9 +9,11 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/fault.h"
 #include "coll/coll.h"
+#include "coll/tune.h"
 
 /* Team shapes. A hierarchical team is HIER_MST when the distance-aware MST
  * moves fewer bytes across the costliest boundaries than the plan's tree does
@@ -173,6 +175,13 @@ int osmp__alg_parse(osmp_coll_t c, const char *value, struct osmp__choice *choic
     return OSMP_ERR_KNOB;
 }
 
+int osmp__tune_choice_valid(int coll, const char *choice)
+{
+    struct osmp__choice ch;
+    char err[8];
+    return strcmp(choice, "auto") != 0 && osmp__alg_parse((osmp_coll_t)coll, choice, &ch, err, sizeof(err)) == OSMP_OK;
+}
+
 /* The key of a pair as the MST weighs it (lower rank first), and what the
  * edge adds to a tree's cost: edges between cores that share no last-level
  * cache (rung numa and above) carry their bytes through memory and the
@@ -259,13 +268,14 @@ static size_t class_min(int sz)
  * for the blocks it takes on this team beyond the links before it. Returns 1
  * once the chain takes every size. */
 static int chain_add(osmp__coll_t t, struct osmp__choice *chain, int *k, int sz, const struct osmp__alg *a,
-                     int radix)
+                     int radix, size_t upto, int from)
 {
     size_t max = a->max_block ? a->max_block(t) : SIZE_MAX;
+    if (upto < max) max = upto;
     /* (it cannot run on this team, or the links before it take these blocks) */
     if (max == 0 || max < class_min(sz) || (*k && max <= chain[*k - 1].max)) return 0;
-    if (*k == OSMP__CHAIN) abort(); /* (the table's rows make at most three links) */
-    chain[(*k)++] = (struct osmp__choice){a, radix, max};
+    if (*k == OSMP__CHAIN) abort(); /* (fill keeps the last link for the table's last choice) */
+    chain[(*k)++] = (struct osmp__choice){a, radix, max, from};
     return max == SIZE_MAX;
 }
 
@@ -351,9 +361,89 @@ size_t osmp__select_chunk(int size)
     return size <= AUTO_CHUNK_TEAM ? 131072 : 32768;
 }
 
+/* Does row r of the tune table hold for this team? */
+static int tune_row_for(const osmp__coll_t t, const struct osmp__tune_row *r)
+{
+    return r->ranks == 0 || r->ranks == t->size;
+}
+
+/* Add the links of `from` (a chain of the selection table's own) for the
+ * sizes after the chain's last link up to hi. Returns 1 once the chain takes
+ * every size. */
+static int fill(osmp__coll_t t, struct osmp__choice *chain, int *k, int sz, const struct osmp__choice *from,
+                size_t hi)
+{
+    for (const struct osmp__choice *f = from;; f++) {
+        if (*k == OSMP__CHAIN - 1) { /* full: the table's last choice takes the rest */
+            while (f->max != SIZE_MAX) f++;
+            chain[(*k)++] = *f;
+            return 1;
+        }
+        if (*k && f->max <= chain[*k - 1].max) continue;
+        if (chain_add(t, chain, k, sz, f->alg, f->radix, f->max < hi ? f->max : hi, f->from)) return 1;
+        if (f->max >= hi) return 0;
+    }
+}
+
+/* Collective c's chain for one (size class, single copy) from the tune
+ * table's bands for this team, in its order (each collective's bands start at
+ * 0 and follow each other): each band's algorithm up to the band's end, or
+ * its line or slot, then the selection table's own choice (`own`, a whole
+ * chain) for the rest of the band; so also for "mpi" and "auto" bands and for
+ * algorithms that cannot run here (single copy). */
+static void tune_chain(osmp__coll_t t, const struct osmp__tune *tune, int c, int sz, int sc,
+                       const struct osmp__choice *own, struct osmp__choice *chain)
+{
+    int k = 0, done = 0;
+    for (int i = 0; tune && !done && i < tune->nrows; i++) {
+        const struct osmp__tune_row *r = &tune->rows[i];
+        char name[24];
+        int radix;
+        if (r->setting != OSMP__TUNE_RULE || r->coll != c || !tune_row_for(t, r)) continue;
+        size_t hi = r->hi > SIZE_MAX ? SIZE_MAX : (size_t)r->hi;
+        const struct osmp__alg *a =
+            osmp__tune_alg(r, name, sizeof(name), &radix) ? find((osmp_coll_t)c, name, strlen(name)) : NULL;
+        if (a && a->needs_single_copy != (sc ? -1 : 1) && k < OSMP__CHAIN - 1)
+            done = chain_add(t, chain, &k, sz, a, a->takes_radix ? radix : a->radix, hi, r->line);
+        if (!done) done = fill(t, chain, &k, sz, own, hi);
+    }
+    if (!done) fill(t, chain, &k, sz, own, SIZE_MAX);
+}
+
+/* The tune table's settings for this team: single copy thresholds, and the
+ * "mpi" bands (osmp_team_choice). Chunk and depth are read at creation (team.c). */
+static void tune_settings(osmp__coll_t t, const struct osmp__tune *tune)
+{
+    memset(t->nmpi, 0, sizeof(t->nmpi));
+    for (int i = 0; tune && i < tune->nrows; i++) {
+        const struct osmp__tune_row *r = &tune->rows[i];
+        if (!tune_row_for(t, r)) continue;
+        if (r->setting == OSMP__TUNE_SINGLE_COPY_MIN && t->single_copy_min[r->coll] != SIZE_MAX)
+            t->single_copy_min[r->coll] = r->value > SIZE_MAX ? SIZE_MAX : (size_t)r->value;
+        if (r->setting == OSMP__TUNE_RULE && !strcmp(r->choice, "mpi") && t->nmpi[r->coll] < 4)
+            t->mpi[r->coll][t->nmpi[r->coll]++] =
+                (struct osmp__band){(size_t)r->lo, r->hi > SIZE_MAX ? SIZE_MAX : (size_t)r->hi, r->line};
+    }
+}
+
+/* OSMP_FAULT=delay:COLL.ALG:USEC (fault.h). */
+static void slow_alg(osmp__coll_t t)
+{
+    const char *name;
+    t->slow_us = osmp__fault_delay(&name);
+    t->slow_alg = NULL;
+    const char *dot = t->slow_us ? strchr(name, '.') : NULL;
+    for (int c = 0; dot && c < OSMP_COLL_COUNT; c++)
+        if (strlen(osmp_coll_name((osmp_coll_t)c)) == (size_t)(dot - name) &&
+            !strncmp(name, osmp_coll_name((osmp_coll_t)c), (size_t)(dot - name)))
+            t->slow_alg = find((osmp_coll_t)c, dot + 1, strlen(dot + 1));
+}
+
 void osmp__select_init(osmp__coll_t t, const struct osmp__select_in *in)
 {
     thresholds(t, in);
+    tune_settings(t, in->tune);
+    slow_alg(t);
     unsigned team_shape = shape_of(t);
     const struct osmp_plan *team_plan = t->plan;
     const char *team_spec = t->hierarchy;
@@ -369,19 +459,22 @@ void osmp__select_init(osmp__coll_t t, const struct osmp__select_in *in)
         const struct osmp__choice *forced = &in->forced[c];
         for (int sz = 0; sz < OSMP__NSIZES; sz++)
             for (int sc = 0; sc < 2; sc++) {
-                struct osmp__choice *chain = t->choice[c][sz][sc];
+                struct osmp__choice own[OSMP__CHAIN]; /* the selection table's chain, before the tune table's */
+                struct osmp__choice *chain = in->tune && !forced->alg ? own : t->choice[c][sz][sc];
                 int k = 0, done = 0;
                 /* A forced algorithm runs where it can; beyond its blocks, the table's choice. */
                 if (forced->alg && forced->alg->needs_single_copy != (sc ? -1 : 1))
-                    done = chain_add(t, chain, &k, sz, forced->alg, forced->radix);
+                    done = chain_add(t, chain, &k, sz, forced->alg, forced->radix, SIZE_MAX, OSMP__FROM_KNOB);
                 for (size_t i = 0; !done && i < sizeof(table) / sizeof(table[0]); i++) {
                     const struct osmp__alg *a = find(table[i].coll, table[i].alg, strlen(table[i].alg));
                     if (table[i].coll == (osmp_coll_t)c && (table[i].sizes >> sz & 1) &&
                         (table[i].shapes & shape) && a->needs_single_copy != (sc ? -1 : 1) &&
                         (sc || !table[i].once))
-                        done = chain_add(t, chain, &k, sz, a, a->takes_radix ? table[i].radix : a->radix);
+                        done = chain_add(t, chain, &k, sz, a, a->takes_radix ? table[i].radix : a->radix, SIZE_MAX,
+                                         OSMP__FROM_TABLE);
                 }
                 if (!done) abort(); /* every collective's last row takes every size */
+                if (chain == own) tune_chain(t, in->tune, c, sz, sc, own, t->choice[c][sz][sc]);
             }
     }
 }
@@ -409,11 +502,47 @@ static inline __attribute__((always_inline)) const struct osmp__choice *choose(o
     return ch;
 }
 
+int osmp__choice_of(osmp__coll_t t, osmp_coll_t c, size_t bytes, struct osmp_choice *out)
+{
+    size_t lo = 0, hi = SIZE_MAX;
+    for (int i = 0; i < t->nmpi[c]; i++) {
+        const struct osmp__band *b = &t->mpi[c][i];
+        if (bytes >= b->lo && bytes <= b->hi) {
+            snprintf(out->name, sizeof(out->name), "mpi");
+            snprintf(out->from, sizeof(out->from), "tune:%d", b->from);
+            out->lo = b->lo, out->hi = b->hi;
+            return OSMP_OK;
+        }
+        if (b->hi < bytes && b->hi + 1 > lo) lo = b->hi + 1;
+        if (b->lo > bytes && b->lo - 1 < hi) hi = b->lo - 1;
+    }
+    int sz = bytes <= OSMP_INLINE_MAX ? OSMP__SIZE_INLINE : bytes <= OSMP__MEDIUM_MAX ? OSMP__SIZE_MEDIUM
+                                                                                       : OSMP__SIZE_LARGE;
+    size_t cmin = class_min(sz), cmax = sz == OSMP__SIZE_LARGE ? SIZE_MAX : class_min(sz + 1) - 1;
+    size_t copy_min = t->single_copy_min[c];
+    int sc = bytes >= copy_min;
+    const struct osmp__choice *ch = t->choice[c][sz][sc];
+    while (bytes > ch->max) {
+        cmin = ch->max + 1;
+        ch++;
+    }
+    if (ch->max < cmax) cmax = ch->max;
+    if (sc && copy_min > cmin) cmin = copy_min;
+    if (!sc && copy_min - 1 < cmax) cmax = copy_min - 1;
+    out->lo = cmin > lo ? cmin : lo;
+    out->hi = cmax < hi ? cmax : hi;
+    snprintf(out->name, sizeof(out->name), ch->alg->takes_radix ? "%s:%d" : "%s", ch->alg->name, ch->radix);
+    if (ch->from > 0) snprintf(out->from, sizeof(out->from), "tune:%d", ch->from);
+    else snprintf(out->from, sizeof(out->from), "%s", ch->from == OSMP__FROM_KNOB ? "knob" : "table");
+    return OSMP_OK;
+}
+
 /* Run (co NULL) or resume the algorithm ch, with collective c's own spec
  * while it runs (a composition's parts set theirs in turn). */
 static inline __attribute__((always_inline)) int run_choice(osmp__coll_t t, osmp_coll_t c, const struct osmp__args *a,
                                                            const struct osmp__alg *alg, struct osmp__co *co)
 {
+    if (__builtin_expect(alg == t->slow_alg, 0)) usleep(t->slow_us);
     if (__builtin_expect(t->op_plan[c] == NULL, 1)) return co ? alg->co(t, a, co) : alg->run(t, a);
     const struct osmp_plan *plan = t->plan;
     const char *spec = t->hierarchy;

@@ -27,6 +27,12 @@ static inline int osmp__fault(enum osmp__fault_kind k)
     return __builtin_expect(osmp__load32(&osmp__fault_state) != 1, 0) && osmp__fault_slow(k);
 }
 
+/* OSMP_FAULT=delay:COLLECTIVE.ALGORITHM:USEC[@R]: every call that runs that
+ * algorithm in this process sleeps USEC first (tests of osmp-tune: an
+ * algorithm made slow on purpose). Returns USEC and the "coll.alg" name, 0
+ * when off. Read at team creation (select.c). */
+unsigned osmp__fault_delay(const char **coll_alg);
+
 /* Allocations that OSMP_FAULT=alloc:N can refuse: team creation's and the collectives'. */
 static inline void *osmp__malloc(size_t n)
 {

@@ -17,8 +17,10 @@
                     "($XDG_CACHE_HOME/osmp/topology-HOST.xml, else ~/.cache/osmp/...); osmp-probe's XML of "   \
                     "this host counts as this machine (binding, the current core)")                           \
     X(CHUNK_SIZE, "auto", "bytes per pipeline chunk in a participant's buffers (64 .. 16777216), or auto: "  \
-                          "131072 for teams of up to 4 participants, 32768 for larger ones")                 \
-    X(PIPELINE_DEPTH, "8", "chunks in flight per participant and direction (1 .. 64)")                      \
+                          "the tune table's (osmp-tune), else 131072 for teams of up to 4 participants, "     \
+                          "32768 for larger ones")                                                            \
+    X(PIPELINE_DEPTH, "auto", "chunks in flight per participant and direction (1 .. 64), or auto: the tune "  \
+                              "table's (osmp-tune), else 8")                                                \
     X(SINGLE_COPY, "auto", "copy large data once from the source buffer: auto (CMA between processes, "     \
                            "loads between threads), cma, none")                                              \
     X(SINGLE_COPY_MIN, "auto", "smallest message (count x element size of the call, bytes) from which "       \
@@ -68,9 +70,10 @@
                           "processes of a collective read in place; 0 leaves MPI_Alloc_mem to the MPI library")     \
     X(MPI_SHARE_TEAMS, "1", "libosmp_mpi: 1 lets communicators over the same processes in the same order "   \
                             "share one team (not under MPI_THREAD_MULTIPLE); 0 gives each its own")         \
-    X(TUNE_FILE, "", "libosmp_mpi: table of (operation, team size, message size) -> osmp|mpi from "          \
-                     "osmp-bench --tune (docs/mpi.md); empty: the built-in table (src/mpi/tune.c); "            \
-                     "none: every eligible call on OSMP")                                                 \
+    X(TUNE_FILE, "", "the tune table osmp-tune wrote (docs/tuning.md): per collective, team size and block "  \
+                     "size the algorithm, or mpi (libosmp_mpi passes those calls to the MPI library); empty: "   \
+                     "this machine's in the per-machine cache ($XDG_CACHE_HOME/osmp/tune-HOST.txt, else "       \
+                     "~/.cache/osmp/...) if there is one; none: the built-in selection only")                \
     X(MPI_MAX_TEAMS, "64", "libosmp_mpi: teams a process may hold; communicators over further sets of "     \
                            "processes go to MPI (OSMP_VERBOSE says so)")                                      \
     X(PROFILE, "", "libosmp_mpi: at MPI_Finalize write FILE, the bytes MPI_COMM_WORLD ranks sent each other "     \

@@ -54,7 +54,7 @@ INLINE int finish(struct osmp__mpi_comm *s, osmp_coll_t c, int rc, struct osmp__
 INLINE int barrier(MPI_Comm comm, MPI_Request *req)
 {
     struct osmp__mpi_comm *s = osmp__mpi_node_only(osmp__mpi_state(comm, OSMP_COLL_BARRIER), OSMP_COLL_BARRIER, !!req);
-    if (s && osmp__mpi_tuned_to_mpi(OSMP_COLL_BARRIER, 0, s->size)) s = (osmp__mpi_pass(OSMP_COLL_BARRIER, R_TUNED), NULL);
+    if (s && osmp__mpi_tuned_to_mpi(OSMP_COLL_BARRIER, 0, s->team)) s = (osmp__mpi_pass(OSMP_COLL_BARRIER, R_TUNED), NULL);
     if (!s) return USE_MPI;
     if (req) return POST(s, OSMP_COLL_BARRIER, comm, req, IPOST(w_, barrier, s->team));
     return osmp__mpi_done(s, OSMP_COLL_BARRIER, s->multinode ? osmp__mpi_hier_barrier(s) : osmp_barrier(s->team));

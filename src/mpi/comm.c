@@ -29,7 +29,7 @@ static const char *const reason_text[R_NREASONS] = {
     "a logical operation on a communicator of one: MPI returns the value as is, OSMP as 0 or 1",
     "this libosmp_mpi is for the other MPI library",
     "the processes hold OSMP_MPI_MAX_TEAMS teams already (communicators over other sets of processes)",
-    "the tune table (OSMP_TUNE_FILE, else the built-in one) says MPI is faster for this size",
+    "the tune table (osmp-tune, OSMP_TUNE_FILE) says MPI is faster for this size",
 };
 static osmp_atomic64_t reason_seen[R_NREASONS];
 
@@ -191,12 +191,14 @@ struct shared_team {
     struct shared_team *next;
 };
 static MPI_Group world_group = MPI_GROUP_NULL;
+osmp_atomic32_t osmp__mpi_teams_destroyed;
 
 static void team_gone(osmp_team_t team)
 {
     pthread_mutex_lock(&registry_lock);
     live_teams--;
     pthread_mutex_unlock(&registry_lock);
+    osmp__fetch_add32(&osmp__mpi_teams_destroyed, 1); /* (tune.c's cached bands name teams by handle) */
     osmp_team_destroy(team);
 }
 

@@ -181,22 +181,28 @@ static inline const void *osmp__mpi_in_place(const void *buf)
 
 /* ---------------------------------------------------------------- tune.c */
 
-/* 1 when the tune table (OSMP_TUNE_FILE or the built-in one) sends call c on
- * a communicator of `size` ranks with `bytes` (osmp-bench's size: see tune.c)
- * to MPI. Loads the table at the first call. */
-int osmp__mpi_tuned_slow(osmp_coll_t c, long bytes, int size);
+/* 1 when the team's tune table (osmp_team_choice) gives call c with `bytes`
+ * (a rank's block, or count x datatype size: what osmp-tune calls the size)
+ * to MPI. */
+int osmp__mpi_tuned_slow(osmp_coll_t c, long bytes, osmp_team_t team);
 /* A program calls one operation at one size over and over: the band of sizes
- * around this thread's last answer per operation (for that communicator size)
- * gives the same answer inline. size 0: nothing cached. */
+ * around this thread's last answer per operation (for that team) gives the
+ * same answer inline. team NULL: nothing cached. */
 struct osmp__mpi_band {
-    int size, to_mpi;
+    osmp_team_t team;
+    uint32_t destroyed; /* osmp__mpi_teams_destroyed then: a later team may have the same handle */
+    int to_mpi;
     long lo, hi;
 };
 extern OSMP_MPI_TLS struct osmp__mpi_band osmp__mpi_band[OSMP_COLL_COUNT];
-static inline int osmp__mpi_tuned_to_mpi(osmp_coll_t c, long bytes, int size)
+extern osmp_atomic32_t osmp__mpi_teams_destroyed; /* comm.c counts them */
+static inline int osmp__mpi_tuned_to_mpi(osmp_coll_t c, long bytes, osmp_team_t team)
 {
     const struct osmp__mpi_band *b = &osmp__mpi_band[c];
-    return b->size == size && bytes >= b->lo && bytes <= b->hi ? b->to_mpi : osmp__mpi_tuned_slow(c, bytes, size);
+    return b->team == team && b->destroyed == osmp__load_relaxed32(&osmp__mpi_teams_destroyed) && bytes >= b->lo &&
+                   bytes <= b->hi
+               ? b->to_mpi
+               : osmp__mpi_tuned_slow(c, bytes, team);
 }
 
 /* ---------------------------------------------------------------- profile.c, map.c */
@@ -344,7 +350,7 @@ osmp__mpi_movement_ok(struct osmp__mpi_comm *s, osmp_coll_t c, long block, int n
     if (block < 0 || __builtin_mul_overflow(block, (long)nblocks, &total) || total > INT_MAX)
         return (void)osmp__mpi_pass(c, block < 0 ? R_DTYPE : R_COUNT_LIMIT), NULL;
     if (s->multinode && c == OSMP_COLL_ALLTOALL) return (void)osmp__mpi_pass(c, R_MULTINODE), NULL;
-    if (osmp__mpi_tuned_to_mpi(c, block, s->size)) return (void)osmp__mpi_pass(c, R_TUNED), NULL;
+    if (osmp__mpi_tuned_to_mpi(c, block, s->team)) return (void)osmp__mpi_pass(c, R_TUNED), NULL;
     return s;
 }
 
@@ -361,7 +367,7 @@ osmp__mpi_reduction_state(MPI_Comm comm, MPI_Datatype dt, MPI_Op op, int count, 
     struct osmp__mpi_comm *s = osmp__mpi_state(comm, c);
     if (s && s->size == 1 && (*oop == OSMP_LAND || *oop == OSMP_LOR || *oop == OSMP_LXOR))
         return (void)osmp__mpi_pass(c, R_LONE_LOGICAL), NULL;
-    if (s && osmp__mpi_tuned_to_mpi(c, (long)count * (long)osmp_dtype_size(*odt), s->size))
+    if (s && osmp__mpi_tuned_to_mpi(c, (long)count * (long)osmp_dtype_size(*odt), s->team))
         return (void)osmp__mpi_pass(c, R_TUNED), NULL;
     return s;
 }

@@ -126,6 +126,7 @@ struct osmp__region {
 enum { OSMP__UP = 0, OSMP__DOWN = 1 };
 
 #define OSMP__MAX_DEPTH 64
+#define OSMP__DEFAULT_DEPTH 8 /* OSMP_PIPELINE_DEPTH=auto without a tune table */
 #define OSMP__SLOT_INLINE (-1) /* the mailbox line's inline area instead of a ring slot */
 /* Mini line i (up to OSMP__MINI_DATA bytes, its own counter) instead of a ring slot. */
 #define OSMP__SLOT_MINI(i) (-2 - (i))

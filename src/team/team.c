@@ -38,6 +38,7 @@
 #include "common/util.h"
 #include "shm/shm.h"
 #include "team/rendezvous.h"
+#include "coll/tune.h"
 #include "team/team.h"
 #include "topo/measured.h"
 
@@ -118,15 +119,30 @@ static void report_knob(const char *why)
 }
 
 /* Rank 0's shared settings, or the first problem with them. */
-static int read_shared_knobs(struct boot1 *b, const char *hierarchy, int size)
+/* The tune table's value of a setting for a team of `size`, or -1. */
+static long tuned(const struct osmp__tune *tune, int setting, int size)
+{
+    long v = -1;
+    for (int i = 0; tune && i < tune->nrows; i++)
+        if (tune->rows[i].setting == setting && (tune->rows[i].ranks == 0 || tune->rows[i].ranks == size))
+            v = (long)tune->rows[i].value;
+    return v;
+}
+
+static int read_shared_knobs(struct boot1 *b, const char *hierarchy, int size, const struct osmp__tune *tune)
 {
     char err[200];
-    const char *cs = osmp__knob_str(OSMP_KNOB_CHUNK_SIZE);
+    const char *cs = osmp__knob_str(OSMP_KNOB_CHUNK_SIZE), *ds = osmp__knob_str(OSMP_KNOB_PIPELINE_DEPTH);
+    long tc = tuned(tune, OSMP__TUNE_CHUNK, size), td = tuned(tune, OSMP__TUNE_DEPTH, size);
     long chunk = strcmp(cs, "auto") == 0
-                     ? (long)osmp__select_chunk(size)
+                     ? (tc > 0 ? tc : (long)osmp__select_chunk(size))
                      : osmp__knob_long(OSMP_KNOB_CHUNK_SIZE, 64, 16 << 20, err, sizeof(err));
     if (chunk < 0) snprintf(err, sizeof(err), "OSMP_CHUNK_SIZE=\"%s\" must be auto or an integer in 64..16777216", cs);
-    long depth = chunk < 0 ? -1 : osmp__knob_long(OSMP_KNOB_PIPELINE_DEPTH, 1, OSMP__MAX_DEPTH, err, sizeof(err));
+    long depth = chunk < 0                   ? -1
+                 : strcmp(ds, "auto") == 0 ? (td > 0 ? td : OSMP__DEFAULT_DEPTH)
+                                             : osmp__knob_long(OSMP_KNOB_PIPELINE_DEPTH, 1, OSMP__MAX_DEPTH, err, sizeof(err));
+    if (chunk >= 0 && depth < 0)
+        snprintf(err, sizeof(err), "OSMP_PIPELINE_DEPTH=\"%s\" must be auto or an integer in 1..%d", ds, OSMP__MAX_DEPTH);
     const char *sm = osmp__knob_str(OSMP_KNOB_SINGLE_COPY_MIN);
     int sm_auto = strcmp(sm, "auto") == 0;
     long scmin = depth < 0 ? -1
@@ -361,7 +377,9 @@ static int oversubscribed(const struct boot1 *all, int n)
     return n > (total > beyond ? total : beyond);
 }
 
-#define KNOWN_PARAMS (OSMP_TEAM_PARAM_CORE | OSMP_TEAM_PARAM_HIERARCHY | OSMP_TEAM_PARAM_TOPO | OSMP_TEAM_PARAM_TRAFFIC)
+#define KNOWN_PARAMS                                                                                          \
+    (OSMP_TEAM_PARAM_CORE | OSMP_TEAM_PARAM_HIERARCHY | OSMP_TEAM_PARAM_TOPO | OSMP_TEAM_PARAM_TRAFFIC |      \
+     OSMP_TEAM_PARAM_TUNE)
 
 /* The core a participant sits on: given, or where the OS runs it; planning on
  * another machine, rank % ncores (spread over that machine). */
@@ -374,7 +392,7 @@ static int32_t core_of(const struct osmp_team_params *p, osmp_topo_t topo)
 }
 
 /* The team's view for its algorithms, once the exchanges have agreed. */
-static int init_coll(osmp__team_t t, const struct boot1 *r0, osmp_topo_t topo)
+static int init_coll(osmp__team_t t, const struct boot1 *r0, osmp_topo_t topo, const struct osmp__tune *tune)
 {
     struct osmp__coll *c = &t->coll;
     c->cores = t->cores;
@@ -395,6 +413,7 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, osmp_topo_t topo)
                                  .single_copy_min = r0->single_copy_min,
                                  .single_copy_min_threads = r0->single_copy_min_threads,
                                  .single_copy_auto = r0->single_copy_auto,
+                                 .tune = tune,
                                  .one_process = 1};
     for (int r = 0; r < c->size; r++)
         in.one_process &= t->local[r];
@@ -423,7 +442,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
 {
     if (!p || !out || p->size < 1 || p->rank < 0 || p->rank >= p->size || (p->size > 1 && !p->oob_allgather) ||
         (p->mask & ~(uint64_t)KNOWN_PARAMS) || ((p->mask & OSMP_TEAM_PARAM_TOPO) && !p->topo) ||
-        ((p->mask & OSMP_TEAM_PARAM_TRAFFIC) && !p->traffic))
+        ((p->mask & OSMP_TEAM_PARAM_TRAFFIC) && !p->traffic) || ((p->mask & OSMP_TEAM_PARAM_TUNE) && !p->tune))
         return OSMP_ERR_INVALID_ARG;
     osmp__check_cache_line();
     fence_setup();
@@ -459,10 +478,16 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     my_cpus(&mine);
     if ((mine.core < 0 || mine.core >= osmp_topo_ncores(topo)) && !mine.status) mine.status = OSMP_ERR_RANGE;
     if (!mine.status) mine.status = read_op_specs(t, &mine.op_specs);
+    /* The tune table: every participant reads its own, and they must agree (op_specs). */
+    struct osmp__tune *tune_owned = NULL;
+    const struct osmp__tune *tune =
+        mine.status ? NULL : osmp__tune_for(topo, p->mask & OSMP_TEAM_PARAM_TUNE ? p->tune : NULL, &tune_owned);
+    mine.op_specs ^= tune ? tune->hash : 0;
     void *seg = NULL;
     size_t seg_size = 0;
     if (p->rank == 0 && !mine.status) { /* 1 */
-        mine.status = read_shared_knobs(&mine, p->mask & OSMP_TEAM_PARAM_HIERARCHY ? p->hierarchy : NULL, p->size);
+        mine.status =
+            read_shared_knobs(&mine, p->mask & OSMP_TEAM_PARAM_HIERARCHY ? p->hierarchy : NULL, p->size, tune);
         if (!mine.status) {
             seg_size = osmp__mb_region_bytes(mine.chunk, (int)mine.depth) * (size_t)p->size;
             if (p->size == 1) {
@@ -481,7 +506,8 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     rc = orc ? oob_status(orc) : worst(&all1[0].status, p->size, sizeof(*all1));
     for (int r = 1; !rc && r < p->size; r++)
         if (all1[r].op_specs != all1[0].op_specs) {
-            if (p->rank == 0) report_knob("OSMP_HIERARCHY_<OP> differs between the participants of a team");
+            if (p->rank == 0)
+                report_knob("OSMP_HIERARCHY_<OP> or the tune table differs between the participants of a team");
             rc = OSMP_ERR_KNOB;
         }
     if (rc) {
@@ -565,7 +591,9 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     for (int r = 0; r < p->size; r++) readable &= all2[r].can_read_next;
     t->coll.single_copy = r0->single_copy_mode && readable;
     if (!rc && r0->single_copy_mode == 2 && !readable) rc = OSMP_ERR_UNSUPPORTED;
-    if (!rc) rc = init_coll(t, r0, topo); /* cannot fail: the same on every participant */
+    if (!rc) rc = init_coll(t, r0, topo, tune); /* cannot fail: the same on every participant */
+    free(tune_owned);
+    tune_owned = NULL;
     if (rc) goto fail;
     exchange_free(all1, (size_t)p->size * sizeof(*all1), mapped1);
     exchange_free(all2, (size_t)p->size * sizeof(*all2), mapped2);
@@ -576,6 +604,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     return OSMP_OK;
 
 fail:
+    free(tune_owned);
     free_team(t);
     free(h);
     exchange_free(all1, (size_t)p->size * sizeof(*all1), mapped1);
@@ -634,6 +663,15 @@ const struct osmp_plan *osmp_team_plan(osmp_team_t h)
 {
     osmp__team_t t;
     return osmp__team_of_handle(h, &t) ? NULL : t->plan;
+}
+
+int osmp_team_choice(osmp_team_t h, osmp_coll_t coll, size_t bytes, struct osmp_choice *choice)
+{
+    osmp__team_t t;
+    int rc = osmp__team_of_handle(h, &t);
+    if (rc) return rc;
+    if (!choice || (unsigned)coll >= OSMP_COLL_COUNT) return OSMP_ERR_INVALID_ARG;
+    return osmp__choice_of(&t->coll, coll, bytes, choice);
 }
 
 /* ---------------------------------------------------------------- threads */

@@ -17,6 +17,7 @@
 
 #include "common/util.h"
 #include "measured.h"
+#include "coll/tune.h"
 
 int osmp__measured_export_xml(hwloc_topology_t hw, const int *cpus, const double *m, const struct osmp__mtree *t,
                               const char *host, const char *path, int *conflicts, char *why, size_t why_len)
@@ -88,30 +89,7 @@ out:
 
 int osmp__measured_cache_path(char *buf, size_t len, char *why, size_t why_len)
 {
-    char host[256];
-    if (gethostname(host, sizeof(host)) < 0) {
-        osmp__why(why, why_len, "cannot read the host name: %s", strerror(errno));
-        return OSMP_ERR_INVALID_ARG;
-    }
-    host[sizeof(host) - 1] = '\0';
-    for (char *c = host; *c; c++)
-        if (*c == '/') *c = '_';
-    /* XDG: a relative XDG_CACHE_HOME is invalid and must be ignored. */
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    int w;
-    if (xdg && xdg[0] == '/')
-        w = snprintf(buf, len, "%s/osmp/topology-%s.xml", xdg, host);
-    else if (home && home[0])
-        w = snprintf(buf, len, "%s/.cache/osmp/topology-%s.xml", home, host);
-    else {
-        osmp__why(why, why_len, "neither XDG_CACHE_HOME nor HOME is set: no place for the measured topology");
-        return OSMP_ERR_INVALID_ARG;
-    }
-    if (w < 0 || (size_t)w >= len) {
-        osmp__why(why, why_len, "the cache path is too long");
-        return OSMP_ERR_INVALID_ARG;
-    }
-    return OSMP_OK;
+    return osmp__cache_path("topology", "xml", buf, len, why, why_len);
 }
 
 /* The CPUs of measured group g of level l, as OS indices. */

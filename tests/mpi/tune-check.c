@@ -1,10 +1,10 @@
 /*
- * The tune table (src/mpi/tune.c) decides where each call runs. With
- * OSMP_TUNE_FILE=tests/mpi/tune-force.txt, asserts call by call (osmp_mpi_stat
+ * The tune table's "mpi" rules (src/mpi/tune.c) decide where each call runs.
+ * With tests/mpi/tune-force.txt (through tune-run.sh), asserts call by call (osmp_mpi_stat
  * before and after) that exactly the calls its rules name went to MPI and the
  * others ran on OSMP, at the band edges; with --all-osmp (OSMP_TUNE_FILE=none)
  * that every call ran on OSMP; with --any, only that the calls give the right
- * results (the bad-file and built-in tests check libosmp_mpi's messages).
+ * results.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -74,7 +74,7 @@ int main(int argc, char **argv)
         double got = ar[k].dt == MPI_DOUBLE ? dr[ar[k].count - 1] : ir[ar[k].count - 1];
         if (got != size * (size + 1) / 2.0) FAIL("allreduce gave %g", got);
     }
-    /* bcast 2 64K max mpi: only on communicators of at most 2 ranks */
+    /* bcast 2 64K max mpi: only on teams of 2 ranks */
     long bc[] = {65535, 65536, 1 << 20, 65535, 1 << 20};
     for (size_t k = 0; k < sizeof(bc) / sizeof(bc[0]); k++) {
         char *b = bc[k] > (long)sizeof(buf) ? big : buf;
@@ -95,7 +95,7 @@ int main(int argc, char **argv)
         for (int r = 0; r < size; r++)
             if (big[r * blk] != (char)(r * 16 + rank)) FAIL("alltoall of %d bytes: block %d wrong", blk, r);
     }
-    /* barrier * 0 0 mpi */
+    /* barrier * 0 max mpi */
     before("barrier");
     MPI_Barrier(w);
     after("barrier", 0, 1);

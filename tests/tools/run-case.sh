@@ -7,6 +7,7 @@ set -u
 case=$1 OSMP_TOPO=$2 T=$3 cases=${4:-cases.txt}
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here" || exit 1
+export OSMP_TUNE_FILE=none # (a tune table of this machine would change --algorithms)
 line=$(grep -E "^$case " "$cases") || { echo "no case $case"; exit 1; }
 eval "args=(${line#* })"
 out=$(mktemp) err=$(mktemp)
