@@ -16,7 +16,6 @@
  *  side  OSMP's calls (a team over MPI_COMM_WORLD) and the MPI library's own
  *        (PMPI_, so a preloaded libosmp_mpi is bypassed) interleaved in one
  *        process, OSU timing, each followed by its own library's barrier.
- *        --tune runs this mode and writes the table libosmp_mpi loads.
  *  nb    the nonblocking collectives (MPI_I<op>, through MPI_) as the OSU
  *        micro-benchmarks 7 time them (osu_iallreduce and the others): per
  *        round, pure communication (post, MPI_Wait at once, OSU timing), then
@@ -26,6 +25,7 @@
  *        compute) / pure)) and pure / blocking (see nb_round()).
  * Every mode takes the median of --rounds rounds and reports the bound measured
  * in the same run (see measure_line() and copy_time()).
+ * osmp-tune (tools/osmp-tune.c) writes the tune table.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -496,7 +496,7 @@ static void usage(FILE *f)
             "  --sizes MIN[:MAX]    message sizes in bytes per rank, powers of two from MIN to MAX, K/M suffixes\n"
             "                       (default 1:4M; barrier is always 0 bytes; reductions skip 1-7 bytes);\n"
             "                       or a list A,B,C (ascending): these sizes only. MIN 0: the zero counts\n"
-            "                       too, the first size IMB runs (not with --tune)\n"
+            "                       too, the first size IMB runs\n"
             "  --iters I            timed calls per round (default 200; a tenth, at least 5, from 1 MiB up)\n"
             "  --warmup W           untimed calls before each size (default 20)\n"
             "  --rounds R           rounds per size; the median is reported (default 9)\n"
@@ -509,12 +509,6 @@ static void usage(FILE *f)
             "                       (osmp_alloc's mappable memory when libosmp_mpi is preloaded), or osmp_alloc\n"
             "  --json FILE          also write the results as JSON (rank 0)\n"
             "  --quick              5 rounds of 50 calls, warmup 5, sizes up to 1 MiB\n"
-            "  --tune               side mode over every size; write the tune table (where MPI wins: mpi) that\n"
-            "                       libosmp_mpi reads from OSMP_TUNE_FILE (docs/mpi.md \"Tune table\"). With\n"
-            "                       libosmp_mpi preloaded (recommended), OSMP's side is the MPI_ call through it\n"
-            "                       (its own tune table off), so the interposition's cost counts\n"
-            "  --tune-out FILE      where --tune writes the table (default osmp-tune.txt)\n"
-            "  --tune-margin X      --tune: MPI only where OSMP / MPI > X (default 1.0)\n"
             "  --help               this text\n"
             "Exit status: 0, 1 when --check found a difference, 2 on bad usage.\n");
 }
@@ -553,47 +547,24 @@ static int parse_int(const char *s, int lo, int *out)
     return 0;
 }
 
-/* ---- the tune table ---- */
-
-struct band {
-    size_t bytes;
-    int to_mpi;
-};
-
-/* One line per band of sizes that go to the same library: (previous size, this
- * size] takes the choice measured at this size, the last band runs to max. */
-static void write_tune(FILE *f, osmp_coll_t op, const struct band *b, int n)
-{
-    size_t lo = 0;
-    for (int i = 0; i < n; i++) {
-        if (i + 1 < n && b[i + 1].to_mpi == b[i].to_mpi) continue;
-        if (i + 1 < n) fprintf(f, "%-22s %4d %10zu %10zu %s\n", osmp_coll_name(op), size, lo, b[i].bytes, b[i].to_mpi ? "mpi" : "osmp");
-        else fprintf(f, "%-22s %4d %10zu %10s %s\n", osmp_coll_name(op), size, lo, "max", b[i].to_mpi ? "mpi" : "osmp");
-        lo = b[i].bytes + 1;
-    }
-}
-
 int main(int argc, char **argv)
 {
     /* libosmp_mpi exports osmp_mpi_stat: present means the MPI_ calls may run on OSMP. */
     int preloaded = dlsym(RTLD_DEFAULT, "osmp_mpi_stat") != NULL;
-    for (int i = 1; i < argc; i++) /* --tune through libosmp_mpi measures OSMP, not the table it replaces */
-        if (preloaded && !strcmp(argv[i], "--tune")) setenv("OSMP_TUNE_FILE", "none", 1);
     MPI_Init(&argc, &argv);
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
-    const char *ops_arg = NULL, *json = NULL, *tune_out = "osmp-tune.txt";
+    const char *ops_arg = NULL, *json = NULL;
     alloc = "malloc";
     size_t smin = 1, smax = 4 << 20, list[64];
     int nlist = 0; /* --sizes A,B,C: these sizes only */
-    int iters = 200, warmup = 20, rounds = 9, do_check = 0, tune = 0, no_bound = 0, quick = 0;
-    double margin = 1.0;
+    int iters = 200, warmup = 20, rounds = 9, do_check = 0, no_bound = 0, quick = 0;
     enum mode mode = MODE_OSU;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int takes = !strcmp(a, "--ops") || !strcmp(a, "--sizes") || !strcmp(a, "--iters") || !strcmp(a, "--warmup") ||
                     !strcmp(a, "--rounds") || !strcmp(a, "--json") || !strcmp(a, "--mode") || !strcmp(a, "--alloc") ||
-                    !strcmp(a, "--tune-out") || !strcmp(a, "--tune-margin") || !strcmp(a, "--nb-tests");
+                    !strcmp(a, "--nb-tests");
         if (takes && !v) return bad_usage("option %s needs a value", a);
         if (takes) i++;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -630,12 +601,7 @@ int main(int argc, char **argv)
             mode = (enum mode)m;
         } else if (!strcmp(a, "--nb-tests")) {
             if (parse_int(v, 0, &nb_tests)) return bad_usage("bad --nb-tests \"%s\" (an integer >= 0)", v);
-        } else if (!strcmp(a, "--tune-margin")) {
-            char *end;
-            margin = strtod(v, &end);
-            if (*end || end == v || !(margin > 0)) return bad_usage("bad --tune-margin \"%s\" (a ratio > 0)", v);
         } else if (!strcmp(a, "--json")) json = v;
-        else if (!strcmp(a, "--tune-out")) tune_out = v;
         else if (!strcmp(a, "--alloc")) {
             if (strcmp(v, "malloc") && strcmp(v, "mpi") && strcmp(v, "osmp"))
                 return bad_usage("bad --alloc \"%s\" (malloc, mpi or osmp)", v);
@@ -643,7 +609,6 @@ int main(int argc, char **argv)
         }
         else if (!strcmp(a, "--check")) do_check = 1;
         else if (!strcmp(a, "--no-bound")) no_bound = 1;
-        else if (!strcmp(a, "--tune")) tune = 1;
         else if (!strcmp(a, "--quick")) quick = 1;
         else return bad_usage("unknown option \"%s\"", a);
     }
@@ -651,11 +616,8 @@ int main(int argc, char **argv)
         rounds = 5, iters = 50, warmup = 5;
         if (smax > (1u << 20)) smax = 1u << 20;
     }
-    if (tune) mode = MODE_SIDE;
-    /* --tune with libosmp_mpi preloaded: OSMP's side is the MPI_ call through it, interposition included. */
-    enum lib olib = tune && preloaded ? LIB_MPI : LIB_OSMP;
-    if (smax < smin || smax > (256u << 20) || (tune && smin < 1)) {
-        if (rank == 0) fprintf(stderr, "osmp-bench: --sizes must satisfy 0 <= MIN <= MAX <= 256M (--tune: 1 <= MIN)\n");
+    if (smax < smin || smax > (256u << 20)) {
+        if (rank == 0) fprintf(stderr, "osmp-bench: --sizes must satisfy 0 <= MIN <= MAX <= 256M\n");
         MPI_Finalize();
         return 2;
     }
@@ -725,7 +687,7 @@ int main(int argc, char **argv)
     if (nl) *nl = '\0';
     for (char *c = lib; *c; c++) /* JSON-safe: MPICH's string holds tabs */
         if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) *c = ' ';
-    FILE *js = NULL, *tf = NULL;
+    FILE *js = NULL;
     if (rank == 0) {
         printf("osmp-bench: %d processes, %s; mode %s%s\n", size, lib, mode_name[mode],
                mode == MODE_SIDE ? "" : preloaded ? ", libosmp_mpi loaded (MPI_ calls may run on OSMP)"
@@ -746,17 +708,6 @@ int main(int argc, char **argv)
             if (mode == MODE_NB) fprintf(js, " \"nb_tests\": %d,", nb_tests);
             fprintf(js, "\n \"results\": [");
         }
-        if (tune && !(tf = fopen(tune_out, "w"))) {
-            fprintf(stderr, "osmp-bench: cannot write %s: %s\n", tune_out, strerror(errno));
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        }
-        if (tf) {
-            fprintf(tf, "# OSMP tune table (docs/mpi.md \"Tune table\"): OPERATION MAX_RANKS MIN_BYTES MAX_BYTES osmp|mpi\n"
-                        "# from: osmp-bench");
-            for (int i = 1; i < argc; i++) fprintf(tf, " %s", argv[i]);
-            fprintf(tf, "\n# %d processes, %s; mpi where OSMP%s / MPI > %.2f (OSU timing, median of %d rounds)\n",
-                    size, lib, olib == LIB_MPI ? " (through libosmp_mpi)" : "", margin, rounds);
-        }
     }
     int first = 1, failed = 0, tty = isatty(2);
     /* Per round: va, vx, vn the timed call's (nb: pure) avg, max, min over ranks; wa, wx, wn the other library's
@@ -768,10 +719,8 @@ int main(int argc, char **argv)
     size_t worst_bytes = 0;
     int worst_op = 0, nb_rows = 0, nb_above = 0;
     if (mode == MODE_NB) dc_init();
-    struct band bands[64];
     for (int o = 0; o < OSMP_COLL_COUNT; o++) {
         if (!want[o]) continue;
-        int nb = 0;
         char name[40]; /* nb mode: the MPI_I<op> name, iallreduce */
         snprintf(name, sizeof name, "%s%s", mode == MODE_NB ? "i" : "", osmp_coll_name(o));
         if (rank == 0 && !tty) fprintf(stderr, "osmp-bench: %s\n", name); /* progress */
@@ -793,7 +742,7 @@ int main(int argc, char **argv)
             enum lib mine = mode == MODE_SIDE ? LIB_PMPI : LIB_MPI;
             for (int w = 0; w < warmup; w++) {
                 call(mine, o, bytes, rbuf);
-                if (mode == MODE_SIDE) call(olib, o, bytes, rbuf);
+                if (mode == MODE_SIDE) call(LIB_OSMP, o, bytes, rbuf);
                 if (mode == MODE_NB) {
                     MPI_Request rq;
                     icall(o, bytes, rbuf, &rq);
@@ -814,18 +763,17 @@ int main(int argc, char **argv)
                 } else if (mode == MODE_B2B) a = b2b_round(mine, o, bytes, it);
                 else if (mode == MODE_OSU) a = osu_round(mine, o, bytes, it);
                 else if (r % 2) { /* interleaved, alternating who goes first */
-                    b = osu_round(olib, o, bytes, it);
+                    b = osu_round(LIB_OSMP, o, bytes, it);
                     a = osu_round(LIB_PMPI, o, bytes, it);
                 } else {
                     a = osu_round(LIB_PMPI, o, bytes, it);
-                    b = osu_round(olib, o, bytes, it);
+                    b = osu_round(LIB_OSMP, o, bytes, it);
                 }
                 va[r] = a.avg, vx[r] = a.max, vn[r] = a.min, wa[r] = b.avg, wx[r] = b.max, wn[r] = b.min;
             }
             double ma = median(va, rounds) * 1e6, mx = median(vx, rounds) * 1e6, mn = median(vn, rounds) * 1e6;
             double oa = median(wa, rounds) * 1e6, ox = median(wx, rounds) * 1e6;
             double bd = no_bound ? 0 : bound(o, bytes) * 1e6;
-            if (tune && nb < 64) bands[nb++] = (struct band){bytes, oa > margin * ma};
             if (rank == 0 && mode == MODE_NB) {
                 /* medians over the rounds; the overlap from the medians (reproducible from the printed numbers) */
                 double ov = median(ya, rounds) * 1e6, oc = median(yc, rounds) * 1e6, ot = median(yt, rounds) * 1e6;
@@ -862,7 +810,6 @@ int main(int argc, char **argv)
             }
             if (o == OSMP_COLL_BARRIER) break;
         }
-        if (tf) write_tune(tf, o, bands, nb);
     }
     line_rt_after = line_timed ? measure_line() : 0;
     if (rank == 0) {
@@ -876,10 +823,6 @@ int main(int argc, char **argv)
         if (js) {
             fprintf(js, "\n], \"line_rt_after_us\": %.4f}\n", line_rt_after * 1e6);
             fclose(js);
-        }
-        if (tf) {
-            fclose(tf);
-            printf("\ntune table written to %s (OSMP_TUNE_FILE=%s)\n", tune_out, tune_out);
         }
     }
     free(va);

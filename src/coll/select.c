@@ -318,27 +318,41 @@ static int far_team(osmp__coll_t t)
     return t->size >= 2;
 }
 
+/* The last-level cache over rank 0's core (its L3, else its L2), as hwloc
+ * gives it; 0 if unknown. */
+static uint64_t llc_of_one(osmp__coll_t t)
+{
+    const struct osmp_domain *d = osmp_topo_domain_of(t->topo, t->cores[0], OSMP_DOMAIN_L3);
+    if (!d || d->kind != OSMP_DOMAIN_L3) d = osmp_topo_domain_of(t->topo, t->cores[0], OSMP_DOMAIN_L2);
+    return d && (d->kind == OSMP_DOMAIN_L3 || d->kind == OSMP_DOMAIN_L2) ? d->cache_bytes : 0;
+}
+
 /* The thresholds: streaming into the slots (OSMP_STREAM_MIN), per collective
- * the blocks copied once (OSMP_SINGLE_COPY_MIN; the exchanges by the team's
- * volume: knobs.h), and an exchange's own block streamed once the team's n^2
- * blocks in and out fill half its last-level cache (knobs.h
- * OSMP__OWN_STREAM_TEAM where hwloc knows no cache size). */
+ * the blocks copied once (OSMP_SINGLE_COPY_MIN), and an exchange's own block
+ * streamed. Where nobody set them, they follow the caches hwloc reports
+ * (knobs.h says why each): a staged message copied once from
+ * OSMP__SINGLE_COPY_LLCS last-level caches of one participant up; an
+ * exchange's blocks once the team's n^2 of them fill OSMP__SINGLE_COPY_EXCHANGE_LLC
+ * of the last-level caches it spans; its own block streamed once they fill
+ * half of them. Constants only where hwloc knows no cache size. A tune
+ * table's single_copy_min comes after these (tune_settings). */
 static void thresholds(osmp__coll_t t, const struct osmp__select_in *in)
 {
     int far = far_team(t);
     t->mb.stream_min = in->stream_min >= 0                                ? (size_t)in->stream_min
                        : in->stream_min == -1 && far && OSMP__HAVE_STREAM ? (size_t)OSMP__STREAM_MIN_FAR
                                                                           : SIZE_MAX;
-    uint64_t n2 = (uint64_t)t->size * (uint64_t)t->size, llc = team_llc(t);
+    uint64_t n2 = (uint64_t)t->size * (uint64_t)t->size, llc = team_llc(t), one = llc_of_one(t);
     t->own_stream_min = OSMP__HAVE_STREAM ? (size_t)((llc ? llc / 2 : OSMP__OWN_STREAM_TEAM) / n2) : SIZE_MAX;
-    uint64_t exch = OSMP__SINGLE_COPY_EXCHANGE_TEAM / n2;
+    uint64_t exch = (llc ? (uint64_t)((double)llc * OSMP__SINGLE_COPY_EXCHANGE_LLC) : OSMP__SINGLE_COPY_EXCHANGE_TEAM) / n2;
     if (exch < OSMP__SINGLE_COPY_EXCHANGE_FLOOR) exch = OSMP__SINGLE_COPY_EXCHANGE_FLOOR;
+    uint64_t staged = one ? OSMP__SINGLE_COPY_LLCS * one : OSMP__SINGLE_COPY_MIN_AUTO;
     for (int k = 0; k < OSMP_COLL_COUNT; k++) {
         unsigned f = osmp_coll_flags((osmp_coll_t)k);
         int exchange = (f & OSMP_COLL_BLOCKS) && !(f & (OSMP_COLL_ROOTED | OSMP_COLL_REDUCES));
         uint64_t min = in->one_process ? in->single_copy_min_threads : in->single_copy_min;
         if (!in->one_process && in->single_copy_auto) {
-            if (exchange) min = exch;
+            min = exchange ? exch : staged;
             /* far: a staged line crosses twice, unless its slot is streamed */
             if (far && (exchange || t->mb.stream_min > OSMP__SINGLE_COPY_MIN_FAR) &&
                 min > OSMP__SINGLE_COPY_MIN_FAR)

@@ -26,12 +26,14 @@
     X(SINGLE_COPY_MIN, "auto", "smallest message (count x element size of the call, bytes) from which "       \
                                "every collective with a single-copy path reads the source buffer directly "   \
                                "(the copy OSMP_SINGLE_COPY chooses) instead of staging it through the "       \
-                               "shared pipeline, in teams that span several processes (CMA); auto: for "      \
-                               "allgather(v) and alltoall(v), where every rank receives as much as it sends " \
-                               "and staging adds a copy on every core, blocks of 2621440 / n^2 bytes on n "   \
-                               "processes (655360 on 2), 131072 at least; 33554432 for the others; 16384 "   \
-                               "for allgather(v) and alltoall(v) in a team whose participants share no "    \
-                               "last-level cache (for every collective there with OSMP_STREAM_MIN=never)")  \
+                               "shared pipeline, in teams that span several processes (CMA); auto: the tune " \
+                               "table's (osmp-tune), else from the caches hwloc reports: for allgather(v) "   \
+                               "and alltoall(v), where every rank receives as much as it sends and staging "  \
+                               "adds a copy on every core, blocks whose n^2 fill 5/16 of the last-level "     \
+                               "caches the team spans, 131072 at least; 4 x the last-level cache of a "       \
+                               "participant for the others (33554432 where hwloc knows no cache size); "     \
+                               "16384 for allgather(v) and alltoall(v) in a team whose participants share "  \
+                               "no last-level cache (for every collective there with OSMP_STREAM_MIN=never)") \
     X(STREAM_MIN, "auto", "smallest chunk (bytes) a participant writes into its ring slots with non-temporal "   \
                           "stores, which send the lines to memory instead of first fetching them back from "  \
                           "the reader's cache: auto (1024 in a team whose participants share no "            \
@@ -60,7 +62,8 @@
     X(TRACE, "", "write a transfer trace: each participant writes PREFIX.<team rank>.jsonl, one line per "   \
                  "(call, source, destination) of payload copied and per call of data reduced (docs/design.md)")     \
     X(FAULT, "", "testing: copy:N, alloc:N or seg:N makes this process's N-th single copy, allocation "     \
-                 "(team creation, collectives) or segment creation/attach fail; @R: only in rank R "     \
+                 "(team creation, collectives) or segment creation/attach fail; delay:COLLECTIVE.ALGORITHM:USEC " \
+                 "makes every call of that algorithm sleep USEC first (osmp-tune's test); @R: only in rank R " \
                  "(osmp-run's, or the MPI launcher's)")                                                  \
     X(VERBOSE, "0", "libosmp_mpi: 1 prints why calls fall back (once per reason) and per-call counts at "    \
                     "MPI_Finalize")                                                                          \
@@ -84,17 +87,26 @@
     X(MPI_PSEUDO_NODES, "1", "libosmp_mpi: split each node into this many pseudo-nodes (tests the "         \
                              "inter-node path on one machine)")
 
-/* OSMP_SINGLE_COPY_MIN=auto (its doc line above). From malloc buffers CMA pays
- * only once its single copy saves a copy that no other core would have made
- * anyway. In bcast, gather and scatter the staged copies run on two cores at
- * once, pipelined, so the slots win up to 16 MiB. In allgather and alltoall
- * every core copies what it receives, so staging costs each a second copy: the
- * slots win while the call's data stays in cache, CMA once the n^2 blocks the
- * team receives reach OSMP__SINGLE_COPY_EXCHANGE_TEAM (with the slots they
- * crowd the last-level cache), but never below OSMP__SINGLE_COPY_EXCHANGE_FLOOR,
- * where CMA's cost per call (the kernel pins and walks the pages) eats the copy
- * it saves (docs/measurements.md, "Single copy and its thresholds"). */
+/* OSMP_SINGLE_COPY_MIN=auto (its doc line above), from the caches hwloc
+ * reports (coll/select.c thresholds); an osmp-tune table replaces them with
+ * what it measured. From malloc buffers CMA pays only once its single copy
+ * saves a copy that no other core would have made anyway. In bcast, gather,
+ * scatter and reduce the staged copies run on two cores at once, pipelined,
+ * through their caches: the slots win until the message is several times the
+ * last-level cache it streams through (here 4: measured as 32 MiB on a host
+ * with an 8 MiB L3), OSMP__SINGLE_COPY_MIN_AUTO where hwloc knows no cache
+ * size. In allgather and alltoall every core copies what it receives, so
+ * staging costs each a second copy: the slots win while the call's data stays
+ * in cache, CMA once the n^2 blocks the team receives fill
+ * OSMP__SINGLE_COPY_EXCHANGE_LLC of the last-level caches it spans (with the
+ * slots they crowd them; 2.5 MiB of 8 MiB measured, OSMP__SINGLE_COPY_EXCHANGE_TEAM
+ * where unknown), but never below OSMP__SINGLE_COPY_EXCHANGE_FLOOR, where
+ * CMA's cost per call (the kernel pins and walks the pages) eats the copy it
+ * saves (docs/measurements.md, "Single copy and its thresholds"). */
+#define OSMP__SINGLE_COPY_LLCS 4u
 #define OSMP__SINGLE_COPY_MIN_AUTO 33554432L
+#define OSMP__SINGLE_COPY_EXCHANGE_LLC 0.3125
+#define OSMP__SINGLE_COPY_EXCHANGE_TEAM 2621440L /* n^2 x block */
 /* A team whose participants share no last-level cache (coll/select.c): every line
  * staged through a slot crosses twice, the writer taking it back from the
  * reader's cache and the reader fetching it, where a single copy reads the
@@ -102,10 +114,10 @@
  * memory. There the exchanges copy once from OSMP__SINGLE_COPY_MIN_FAR (the
  * others too where their slots are not streamed), and OSMP_STREAM_MIN=auto
  * streams from OSMP__STREAM_MIN_FAR: in smaller chunks the slot's counter
- * line, which crosses both ways regardless, outweighs the lines saved. */
+ * line, which crosses both ways regardless, outweighs the lines saved. These
+ * two are counts of lines, not cache sizes: 256 and 16 lines. */
 #define OSMP__SINGLE_COPY_MIN_FAR 16384L
 #define OSMP__STREAM_MIN_FAR 1024L
-#define OSMP__SINGLE_COPY_EXCHANGE_TEAM 2621440L /* n^2 x block */
 /* An exchange's own block (osmp__copy_own in coll.h) is written with streaming
  * stores once n^2 x block reaches half the last-level cache the team sits
  * under (coll/select.c team_llc; this, where hwloc knows no cache size): the

@@ -10,7 +10,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 help=$(mpirun -n 1 "$bench" --help); rc=$?
 [ "$rc" = 0 ] || { echo "osmp-bench --help: exit $rc"; fail=1; }
-for o in --mode --ops --sizes --iters --warmup --rounds --nb-tests --check --no-bound --alloc --json --quick --tune --tune-out --tune-margin --help; do
+for o in --mode --ops --sizes --iters --warmup --rounds --nb-tests --check --no-bound --alloc --json --quick --help; do
   grep -q -- "^  $o " <<<"$help" || { echo "osmp-bench --help does not explain $o"; fail=1; }
 done
 err=$(mpirun -n 1 "$bench" --frobnicate 2>&1 >/dev/null); rc=$?
@@ -73,9 +73,6 @@ got = [(x["op"], x["bytes"]) for x in json.load(open(sys.argv[1]))["results"]]
 want = [("allreduce", 0), ("allreduce", 8)] + [(op, b) for op in ("gatherv", "allgatherv") for b in (0, 1, 2, 4, 8)]
 assert sorted(got) == sorted(want), got
 PY
-err=$(mpirun -n 1 "$bench" --tune --sizes 0:8 2>&1 >/dev/null); rc=$?
-[ "$rc" = 2 ] && grep -q 'osmp-bench: --sizes must satisfy 0 <= MIN <= MAX <= 256M (--tune: 1 <= MIN)' <<<"$err" ||
-  { echo "--tune --sizes 0:8 not refused: $rc $err"; fail=1; }
 help=$("$src/bench/compare" --help); rc=$?
 [ "$rc" = 0 ] || { echo "bench/compare --help: exit $rc"; fail=1; }
 for o in -n --modes --runs --nb --mpi --hog --quick --placement --help --ops; do
