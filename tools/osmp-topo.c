@@ -335,7 +335,7 @@ static void tune_print(osmp_topo_t topo)
     osmp__tune_describe(topo, line, sizeof(line));
     printf("\n%s\n", line);
     struct osmp__tune *unused;
-    const struct osmp__tune *tune = osmp__tune_for(topo, NULL, &unused);
+    const struct osmp__tune *tune = osmp__tune_for(topo, NULL, &unused, 0);
     if (!tune) return;
     printf("Tuned (before the selection table's rows, for teams of the size each names; after OSMP_<OP>_ALG):\n");
     for (int i = 0; i < tune->nrows; i++) {

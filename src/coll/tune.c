@@ -258,6 +258,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int loaded;
 static struct osmp__tune *process_table; /* NULL: none, or damaged */
 static char process_path[512], process_problem[1024]; /* why there is none, "" when absent by default */
+static int problem_said;
 static uint64_t refused_sig;                         /* a signature already refused aloud */
 
 static char *read_text(const char *path, char *why, size_t why_len)
@@ -297,7 +298,6 @@ static void load(void)
                  bad, why);
     else if (!text)
         snprintf(process_problem, sizeof(process_problem), "tune table %s: %s; using the defaults", process_path, why);
-    if (*process_problem) fprintf(stderr, "osmp: %s\n", process_problem);
     free(text);
 }
 
@@ -313,7 +313,7 @@ static int accepted(const struct osmp__tune *t, osmp_topo_t topo, char *why, siz
     return 0;
 }
 
-const struct osmp__tune *osmp__tune_for(osmp_topo_t topo, const char *text, struct osmp__tune **owned)
+const struct osmp__tune *osmp__tune_for(osmp_topo_t topo, const char *text, struct osmp__tune **owned, int say)
 {
     char why[700];
     *owned = NULL;
@@ -321,19 +321,21 @@ const struct osmp__tune *osmp__tune_for(osmp_topo_t topo, const char *text, stru
         int bad;
         if (!*text) return NULL;
         struct osmp__tune *t = osmp__tune_parse(text, "team parameter", osmp__tune_choice_valid, &bad, why, sizeof(why));
-        if (!t) fprintf(stderr, "osmp: tune table (team parameter):%d: %s; using the defaults\n", bad, why);
-        else if (!accepted(t, topo, why, sizeof(why))) fprintf(stderr, "osmp: %s\n", why);
-        else return *owned = t;
+        if (!t && say) fprintf(stderr, "osmp: tune table (team parameter):%d: %s; using the defaults\n", bad, why);
+        else if (t && !accepted(t, topo, why, sizeof(why)) && say) fprintf(stderr, "osmp: %s\n", why);
+        else if (t && accepted(t, topo, why, sizeof(why))) return *owned = t;
         free(t);
         return NULL;
     }
     pthread_mutex_lock(&lock);
     if (!loaded) load();
     loaded = 1;
+    if (*process_problem && say && !problem_said) fprintf(stderr, "osmp: %s\n", process_problem);
+    problem_said |= say;
     const struct osmp__tune *t = process_table;
     if (t && !accepted(t, topo, why, sizeof(why))) {
-        if (refused_sig != t->sig + 1) fprintf(stderr, "osmp: %s\n", why); /* once */
-        refused_sig = t->sig + 1;
+        if (say && refused_sig != t->sig + 1) fprintf(stderr, "osmp: %s\n", why); /* once per process */
+        if (say) refused_sig = t->sig + 1;
         t = NULL;
     }
     pthread_mutex_unlock(&lock);
@@ -343,7 +345,7 @@ const struct osmp__tune *osmp__tune_for(osmp_topo_t topo, const char *text, stru
 void osmp__tune_describe(osmp_topo_t topo, char *line, size_t len)
 {
     struct osmp__tune *unused;
-    const struct osmp__tune *t = osmp__tune_for(topo, NULL, &unused);
+    const struct osmp__tune *t = osmp__tune_for(topo, NULL, &unused, 0);
     char why[700];
     pthread_mutex_lock(&lock);
     if (t)

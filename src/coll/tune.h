@@ -56,10 +56,11 @@ struct osmp__tune *osmp__tune_parse(const char *text, const char *from, int (*va
 /* The table a team on `topo` uses: `text` when given (a team parameter; ""
  * for none), else the process's (OSMP_TUNE_FILE, else the per-machine cache
  * file if it exists; parsed once). NULL when there is none, or it is damaged
- * or from another topology (said on stderr once per process and reason, in
- * one line naming the file and both machines). Owned by the process (text:
- * by the caller, free with free()). */
-const struct osmp__tune *osmp__tune_for(osmp_topo_t topo, const char *text, struct osmp__tune **owned);
+ * or from another topology: where `say` (a team's rank 0), said on stderr
+ * once per process and reason, in one line naming the file and its line, or
+ * the file and both machines. Owned by the process (text: by the caller,
+ * *owned, free with free()). */
+const struct osmp__tune *osmp__tune_for(osmp_topo_t topo, const char *text, struct osmp__tune **owned, int say);
 /* One line on which table a process on `topo` would use and why
  * (osmp-topo --algorithms). */
 void osmp__tune_describe(osmp_topo_t topo, char *line, size_t len);

@@ -481,7 +481,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     /* The tune table: every participant reads its own, and they must agree (op_specs). */
     struct osmp__tune *tune_owned = NULL;
     const struct osmp__tune *tune =
-        mine.status ? NULL : osmp__tune_for(topo, p->mask & OSMP_TEAM_PARAM_TUNE ? p->tune : NULL, &tune_owned);
+        mine.status ? NULL : osmp__tune_for(topo, p->mask & OSMP_TEAM_PARAM_TUNE ? p->tune : NULL, &tune_owned, p->rank == 0);
     mine.op_specs ^= tune ? tune->hash : 0;
     void *seg = NULL;
     size_t seg_size = 0;
