@@ -362,11 +362,12 @@ def case_alltoallv_direct(tools):
     # shows: every block received once, and each sender's own copies (its own block, plus every block it
     # staged: line, slot or rows, not one copied once), which tells a pair copied once from one staged. Line,
     # slot part and rows apart: results and timing only.
-    # 2 ranks: near pair (cores 0 and 1 share an L3), exchanges copied once from 640 KiB (2.5 MiB / n^2), an own
-    # block streamed from 2 MiB (half the synthetic machine's 16 MiB L3 / n^2).
+    # 2 ranks: near pair (cores 0 and 1 share an L3), exchanges copied once from 1.25 MiB (5/16 of the
+    # machine's 16 MiB L3 / n^2: 2 MiB blocks copied once, the 1 MiB ones staged), an own block streamed from
+    # 2 MiB (half that L3 / n^2).
     # 8 ranks: a part of 6 B holds no address; a block copied once has it in the sender's slot instead.
     eight = ",".join(str(r) for r in range(8))
-    for cores, nbytes, cmin in (("0,1", 64, 640 * 1024), ("0,1", 2 * MIB, 640 * 1024), ("0,1,2", 100, None),
+    for cores, nbytes, cmin in (("0,1", 64, 5 * MIB // 4), ("0,1", 2 * MIB, 5 * MIB // 4), ("0,1,2", 100, None),
                                 ("0,1,2", 2 * MIB, 3 * MIB // 2), (eight, 256 * 1024, 128 * 1024),
                                 (eight, 256 * 1024, 192 * 1024)):
         n = len(cores.split(","))
