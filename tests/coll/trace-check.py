@@ -42,7 +42,8 @@ def run_case(tools, machine, cores, op, nbytes, root=0, env=None):
         r = subprocess.run(cmd, env=e, capture_output=True, text=True)
         if r.returncode != 0:
             sys.exit(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stderr}")
-        t = subprocess.run([osmp_topo, *machine, "--show", "traffic", "--trace", prefix, "--op", op,
+        topo_machine = ["--input" if m == "--topology" else m for m in machine]  # (osmp-topo's name for it)
+        t = subprocess.run([osmp_topo, *topo_machine, "--show", "traffic", "--trace", prefix, "--op", op,
                             "--format", "json"], capture_output=True, text=True)
         if t.returncode != 0:
             sys.exit(f"osmp-topo --show traffic failed:\n{t.stderr}")
@@ -52,7 +53,7 @@ def run_case(tools, machine, cores, op, nbytes, root=0, env=None):
         # Bytes each rank copied within its own memory (staging into its slots
         # among them), which the traffic view leaves out: from the raw trace.
         # And the bytes of those each rank staged with streaming stores (OSMP_STREAM_MIN).
-        calls[0]["own"], calls[0]["stream"] = [0] * n, [0] * n
+        calls[0]["own"], calls[0]["stream"], calls[0]["reduced"] = [0] * n, [0] * n, [0] * n
         for r in range(n):
             with open(f"{prefix}.{r}.jsonl") as f:
                 for line in f:
@@ -61,6 +62,8 @@ def run_case(tools, machine, cores, op, nbytes, root=0, env=None):
                         calls[0]["own"][r] += e["n"]
                     if e.get("kind") == "stream" and e["op"] == op:
                         calls[0]["stream"][r] += e["n"]
+                    if e.get("kind") == "reduce" and e["op"] == op:
+                        calls[0]["reduced"][r] += e["n"]
         return calls[0]
 
 
@@ -408,6 +411,61 @@ def case_gather_opteron(tools):
               c["sources"][root])
 
 
+def scan_moves(alg, exclusive, n, nbytes, chunk=32768):
+    """Per rank, the bytes a scan (exscan) of nbytes per rank reads from other ranks' slots, copies within its
+    own memory, and combines, as the protocol comments of src/coll/scan/scan_<alg>.c say (out of place)."""
+    lens = [nbytes] if nbytes <= 56 else [min(chunk, nbytes - o) for o in range(0, nbytes, chunk)]
+    recv, own, red = [0] * n, [0] * n, [0] * n
+    for r in range(n):
+        for L in lens:
+            if alg == "chain":  # my slot <- prefix op input; output <- it (scan) or the prefix (exscan)
+                recv[r] += (2 if exclusive else 1) * L if r else 0
+                own[r] += (L if r == 0 else 0) + (0 if exclusive else L)
+                red[r] += 2 * L if r else 0
+                continue
+            K = max(0, (n - 1).bit_length())
+            first = "in"  # where my window is
+            for k in range(K + 1):
+                dst = ("slot", k) if k < K and r + (1 << k) < n else None
+                if k > 0 and r >= 1 << (k - 1):
+                    if dst or not exclusive:  # received op window, into my slot k or my output
+                        recv[r] += L
+                        red[r] += 2 * L
+                        first = dst or "out"
+                    if exclusive:  # received op what I received before (the first: copied)
+                        recv[r] += L
+                        red[r] += 2 * L if k > 1 else 0
+                if dst and first != dst:
+                    own[r] += L
+                    first = dst
+            if not exclusive and first != "out":
+                own[r] += L
+    return recv, own, red
+
+
+def case_scan_milan(tools):
+    # Scan and exscan on 192 oversubscribed participants planned on the 128-core Milan (cores 5r mod 128):
+    # auto chooses rdbl, and its exact movement (bytes read from other ranks, copied within a rank, combined)
+    # against chain's, in one mini line (8 B) and in ring slots, a full and a part chunk (40000 B).
+    n = 192
+    machine = ["--topology", os.path.join(sys.argv[4], "amd-milan-2x64.xml")]
+    cores = ",".join(str(5 * r % 128) for r in range(n))
+    for alg in ("rdbl", "chain"):
+        env = None if alg == "rdbl" else {"OSMP_SCAN_ALG": "chain", "OSMP_EXSCAN_ALG": "chain"}
+        for op in ("scan", "exscan"):
+            for nbytes in (8, 40000):
+                c = run_case(tools, machine, cores, op, nbytes, env=env)
+                recv, own, red = scan_moves(alg, op == "exscan", n, nbytes)
+                what = f"{op} {alg} ({'auto' if env is None else 'forced'}), {n} ranks, {nbytes} B"
+                check(f"{what}: ran {alg}", c["alg"] == alg, c["alg"])
+                check(f"{what}: {sum(recv)} B read from other ranks, per rank as the protocol says",
+                      c["received"] == recv, (c["moved"], [(r, x, y) for r, (x, y) in enumerate(zip(c["received"], recv)) if x != y][:5]))
+                check(f"{what}: {sum(own)} B copied within ranks, per rank as the protocol says",
+                      c["own"] == own, (sum(c["own"]), [(r, x, y) for r, (x, y) in enumerate(zip(c["own"], own)) if x != y][:5]))
+                check(f"{what}: {sum(red)} B combined, per rank as the protocol says",
+                      c["reduced"] == red, (sum(c["reduced"]), [(r, x, y) for r, (x, y) in enumerate(zip(c["reduced"], red)) if x != y][:5]))
+
+
 def run_forced(tools, name, n, machine, placement, env, nbytes, expect):
     """Every collective at roots 0, n-1, n/2 with the algorithms forced by env,
     results checked by trace-run; the trace must show that each call ran the
@@ -533,6 +591,7 @@ CASES = {
     "alltoallv-direct": case_alltoallv_direct,
     "allreduce-opteron48": case_allreduce_opteron,
     "gather-opteron48": case_gather_opteron,
+    "scan-192-milan": case_scan_milan,
 }
 
 if __name__ == "__main__":
