@@ -503,7 +503,7 @@ def trace_records(prefix, n):
     return out
 
 
-def run_nonblocking(tools, name, n, machine, placement, env, nbytes, resumable):
+def run_nonblocking(tools, name, n, machine, placement, env, nbytes, resumable, ops="all"):
     """Every collective at roots 0, n-1, n/2 blocking, then as nonblocking
     calls (osmp_i<op>, osmp_test until done): both runs' results right, the
     same algorithm and the same data movement in every call on every rank, and
@@ -516,7 +516,7 @@ def run_nonblocking(tools, name, n, machine, placement, env, nbytes, resumable):
             prefix = os.path.join(d, "t")
             e = dict(os.environ, OSMP_TRACE=prefix, TRACE_RUN_CALLS=calls, **env)
             cmd = [osmp_run, "-n", str(n), *machine, *placement, "--timeout", "280", "--",
-                   trace_run, "all", str(nbytes), "ends"]
+                   trace_run, ops, str(nbytes), "ends"]
             r = subprocess.run(cmd, env=e, capture_output=True, text=True)
             check(f"{name}: every result right, {calls} calls ({n} participants, {nbytes} B)", r.returncode == 0,
                   r.returncode if r.returncode == 0 else r.stderr.strip()[-2000:])
@@ -539,7 +539,8 @@ def run_nonblocking(tools, name, n, machine, placement, env, nbytes, resumable):
 
 
 # Nonblocking calls against blocking ones: name -> (n, machine, placement, knobs, bytes, the operations whose
-# algorithm there has a resumable form).
+# algorithm there has a resumable form[, the operations run: trace-run's OPS, default all]). The scans' rdbl:
+# one mini line, and 1 KiB slots two deep (4 chunks, 7 steps each: claims wait within a chunk).
 NONBLOCKING = {
     "nonblocking-64-milan": (64, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "scatter"], {}, 1001,
                              {"bcast", "reduce", "allreduce", "gather", "scatter", "alltoall"}),
@@ -549,6 +550,11 @@ NONBLOCKING = {
                                          {"OSMP_CHUNK_SIZE": "1024", "OSMP_PIPELINE_DEPTH": "2"}, 65541,
                                          {"bcast", "reduce", "allreduce", "allgather", "reduce_scatter_block", "gather",
                                           "scatter", "alltoall"}),
+    "nonblocking-scan-100-milan": (100, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "random:3"], {}, 8,
+                                   {"scan", "exscan"}, "scan,exscan"),
+    "nonblocking-scan-100-milan-slots": (100, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "random:3"],
+                                         {"OSMP_CHUNK_SIZE": "1024", "OSMP_PIPELINE_DEPTH": "2"}, 4000,
+                                         {"scan", "exscan"}, "scan,exscan"),
 }
 
 SC0 = {"OSMP_SINGLE_COPY": "cma", "OSMP_SINGLE_COPY_MIN": "0"}
@@ -599,9 +605,9 @@ if __name__ == "__main__":
         sys.exit(f"usage: trace-check.py OSMP_RUN OSMP_TOPO TRACE_RUN TOPOLOGIES_DIR CASE "
                  f"({', '.join(list(CASES) + list(FORCED) + list(NONBLOCKING))})")
     if sys.argv[5] in NONBLOCKING:
-        n, machine, placement, knobs, nbytes, resumable = NONBLOCKING[sys.argv[5]]
+        n, machine, placement, knobs, nbytes, resumable, *ops = NONBLOCKING[sys.argv[5]]
         machine = [m.replace("{T}", sys.argv[4]) for m in machine]
-        run_nonblocking(tuple(sys.argv[1:4]), sys.argv[5], n, machine, placement, knobs, nbytes, resumable)
+        run_nonblocking(tuple(sys.argv[1:4]), sys.argv[5], n, machine, placement, knobs, nbytes, resumable, *ops)
     elif sys.argv[5] in FORCED:
         n, machine, placement, knobs, nbytes, expect = FORCED[sys.argv[5]]
         env = dict(knobs, **{f"OSMP_{op.upper()}_ALG": alg for op, alg in expect.items()})
