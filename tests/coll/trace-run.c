@@ -91,7 +91,8 @@ static int run_op(osmp_team_t w, const char *op, size_t bytes, int root)
     } else if (!strcmp(op, "scan") || !strcmp(op, "exscan")) { /* ranks 0 .. me (scan), 0 .. me-1 (exscan) */
         int ex = !strcmp(op, "exscan");
         memset(dout, 0, cnt * 8);
-        rc = ex ? osmp_exscan(w, din, dout, cnt, OSMP_DOUBLE, OSMP_SUM) : osmp_scan(w, din, dout, cnt, OSMP_DOUBLE, OSMP_SUM);
+        rc = ex ? osmp_exscan(w, din, dout, cnt, OSMP_DOUBLE, OSMP_SUM)
+                : osmp_scan(w, din, dout, cnt, OSMP_DOUBLE, OSMP_SUM);
         double upto = ex ? (double)me * (me + 1) / 2 : (double)(me + 1) * (me + 2) / 2;
         for (size_t i = 0; !rc && (!ex || me > 0) && i < cnt; i++)
             if (dout[i] != upto * (double)(i % 7 + 1)) fail(op, i);

@@ -36,20 +36,22 @@
  * (co->i), where my window is (co->first), the slot claimed (co->dst), the
  * call's first ring slot (co->slots) and mini line (co->minis).
  */
-static inline __attribute__((always_inline)) int rdbl(osmp__coll_t t, const struct osmp__args *a, int exclusive,
-                                                      struct osmp__co *co, const int R)
+static inline __attribute__((always_inline)) int rdbl(osmp__coll_t t, const struct osmp__args *a,
+                                                      int exclusive, struct osmp__co *co, const int R)
 {
     struct osmp__mbox *m = &t->mb;
     int me = t->rank, n = t->size, K = 0;
-    while (K < 31 && (1 << K) < n) K++;
+    while (K < 31 && (1 << K) < n)
+        K++;
     size_t e = a->esize, bytes = a->count * e;
     int mini = bytes <= OSMP__MINI_DATA;
     size_t per = mini ? bytes : m->chunk / e * e, nchunks = bytes ? (bytes + per - 1) / per : 0;
 #define STEP(c, k) (co->s + 1 + (uint64_t)(c) * (uint64_t)(K + 1) + (uint64_t)(k))
-#define SLOT_OF(c, k)                                                                                          \
-    (mini ? osmp__mini_slot(co->minis + (uint64_t)(k)) : osmp__mb_ring(m, co->slots + (uint64_t)(c) * (uint64_t)K + (uint64_t)(k)))
+#define SLOT_OF(c, k)                                                                                        \
+    (mini ? osmp__mini_slot(co->minis + (uint64_t)(k))                                                       \
+          : osmp__mb_ring(m, co->slots + (uint64_t)(c) * (uint64_t)K + (uint64_t)(k)))
 #define SENDS(k) ((k) < K && me + (1 << (k)) < n)
-#define RECEIVES(k) ((k) > 0 && me >= (1 << ((k) - 1)))
+#define RECEIVES(k) ((k) > 0 && me >= (1 << ((k)-1)))
     OSMP__CO_BEGIN(R, co);
     /* (every rank takes the same: the counts agree) */
     co->slots = mini ? 0 : osmp__slots_take(t, nchunks * (uint64_t)K);
@@ -96,7 +98,8 @@ static inline __attribute__((always_inline)) int rdbl(osmp__coll_t t, const stru
                 co->first = co->dst;
             }
             if (mini) { /* 4 */
-                if (co->dst) osmp__mb_publish_minis(m, OSMP__DOWN, co->minis + (uint64_t)co->i, 1, STEP(0, co->i));
+                if (co->dst)
+                    osmp__mb_publish_minis(m, OSMP__DOWN, co->minis + (uint64_t)co->i, 1, STEP(0, co->i));
                 if (co->i == K && me > 0) osmp__mb_publish(m, OSMP__DOWN, STEP(0, K));
             } else if (co->dst || RECEIVES(co->i)) {
                 osmp__mb_publish(m, OSMP__DOWN, STEP(co->c, co->i));
