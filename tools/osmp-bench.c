@@ -76,12 +76,17 @@ static int oob(void *ctx, const void *send, void *recv, size_t len)
     return PMPI_Allgather(send, (int)len, MPI_BYTE, recv, (int)len, MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS;
 }
 
-/* The collectives call() runs: all but the scans. The vector variants run
- * when --ops names them (not by default), with every block the same, as IMB
- * runs them. */
+/* The collectives call() runs: all of them. The vector variants and the
+ * scans run when --ops names them (not by default: the tune table and
+ * bench/compare's rows predate them), the vector variants with every block
+ * the same, as IMB runs them. */
 static int benched(osmp_coll_t op)
 {
-    return op != OSMP_COLL_SCAN && op != OSMP_COLL_EXSCAN;
+    return (unsigned)op < OSMP_COLL_COUNT;
+}
+static int by_default(osmp_coll_t op)
+{
+    return !(osmp_coll_flags(op) & OSMP_COLL_VECTOR) && op != OSMP_COLL_SCAN && op != OSMP_COLL_EXSCAN;
 }
 
 /* The vector variants' counts and displacements: every rank's block `count`
@@ -131,6 +136,12 @@ static int call(enum lib lib, osmp_coll_t op, size_t bytes, char *out)
     case OSMP_COLL_ALLTOALL:
         return o ? osmp_alltoall(team, sbuf, out, bytes, OSMP_UINT8)
                  : MPICALL(lib, Alltoall, sbuf, b, MPI_BYTE, out, b, MPI_BYTE, w);
+    case OSMP_COLL_SCAN:
+        return o ? osmp_scan(team, sbuf, out, (size_t)n, OSMP_DOUBLE, OSMP_SUM)
+                 : MPICALL(lib, Scan, sbuf, out, n, MPI_DOUBLE, MPI_SUM, w);
+    case OSMP_COLL_EXSCAN:
+        return o ? osmp_exscan(team, sbuf, out, (size_t)n, OSMP_DOUBLE, OSMP_SUM)
+                 : MPICALL(lib, Exscan, sbuf, out, n, MPI_DOUBLE, MPI_SUM, w);
     default: break;
     }
     vector_blocks(osmp_coll_flags(op) & OSMP_COLL_REDUCES ? (size_t)n : bytes);
@@ -171,6 +182,8 @@ static int icall(osmp_coll_t op, size_t bytes, char *out, MPI_Request *rq)
     case OSMP_COLL_SCATTER: return MPI_Iscatter(sbuf, b, MPI_BYTE, out, b, MPI_BYTE, 0, w, rq);
     case OSMP_COLL_REDUCE_SCATTER_BLOCK: return MPI_Ireduce_scatter_block(sbuf, out, n, MPI_DOUBLE, MPI_SUM, w, rq);
     case OSMP_COLL_ALLTOALL: return MPI_Ialltoall(sbuf, b, MPI_BYTE, out, b, MPI_BYTE, w, rq);
+    case OSMP_COLL_SCAN: return MPI_Iscan(sbuf, out, n, MPI_DOUBLE, MPI_SUM, w, rq);
+    case OSMP_COLL_EXSCAN: return MPI_Iexscan(sbuf, out, n, MPI_DOUBLE, MPI_SUM, w, rq);
     default: break;
     }
     vector_blocks(osmp_coll_flags(op) & OSMP_COLL_REDUCES ? (size_t)n : bytes);
@@ -344,7 +357,10 @@ static int check(osmp_coll_t op, size_t bytes)
     call(LIB_PMPI, op, bytes, rbuf);
     call(LIB_OSMP, op, bytes, cbuf);
     int gathers = op == OSMP_COLL_GATHER || op == OSMP_COLL_GATHERV;
-    size_t valid = op == OSMP_COLL_BARRIER || ((gathers || op == OSMP_COLL_REDUCE) && rank != 0) ? 0
+    /* (exscan leaves rank 0's output undefined in MPI) */
+    size_t valid = op == OSMP_COLL_BARRIER || ((gathers || op == OSMP_COLL_REDUCE) && rank != 0) ||
+                           (op == OSMP_COLL_EXSCAN && rank == 0)
+                       ? 0
                    : gathers || op == OSMP_COLL_ALLGATHER || op == OSMP_COLL_ALLTOALL || op == OSMP_COLL_ALLGATHERV ||
                            op == OSMP_COLL_ALLTOALLV
                        ? bytes * (size_t)size
@@ -491,7 +507,8 @@ static void usage(FILE *f)
             "  --ops LIST           comma-separated operations (default: all but the vector variants and scans):\n"
             "                       barrier,bcast,reduce,allreduce,gather,allgather,scatter,reduce_scatter_block,alltoall\n"
             "                       and, when named, gatherv,scatterv,allgatherv,alltoallv,reduce_scatter (every\n"
-            "                       block of SIZE bytes, as IMB runs them); nb mode also takes the nonblocking\n"
+            "                       block of SIZE bytes, as IMB runs them), scan,exscan (doubles, as the reductions);\n"
+            "                       nb mode also takes the nonblocking\n"
             "                       names (iallreduce, ibcast, ...) for them\n"
             "  --sizes MIN[:MAX]    message sizes in bytes per rank, powers of two from MIN to MAX, K/M suffixes\n"
             "                       (default 1:4M; barrier is always 0 bytes; reductions skip 1-7 bytes);\n"
@@ -625,7 +642,7 @@ int main(int argc, char **argv)
     if (nb_tests && mode != MODE_NB) return bad_usage("%s", "--nb-tests needs --mode nb");
     int want[OSMP_COLL_COUNT];
     for (int o = 0; o < OSMP_COLL_COUNT; o++)
-        want[o] = !ops_arg && benched(o) && !(osmp_coll_flags(o) & OSMP_COLL_VECTOR);
+        want[o] = !ops_arg && by_default(o);
     if (ops_arg) {
         char *copy = strdup(ops_arg), *save = NULL;
         for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {

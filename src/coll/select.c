@@ -116,8 +116,14 @@ static const struct {
     {OSMP_COLL_ALLTOALLV, ANY_SIZE, ANY_SHAPE, "direct", 0, 0},
     {OSMP_COLL_ALLTOALLV, ANY_SIZE, ANY_SHAPE, "slots", 0, 0},
     {OSMP_COLL_REDUCE_SCATTER, ANY_SIZE, ANY_SHAPE, "ring", 0, 0},
-    {OSMP_COLL_SCAN, ANY_SIZE, ANY_SHAPE, "chain", 0, 0},
-    {OSMP_COLL_EXSCAN, ANY_SIZE, ANY_SHAPE, "chain", 0, 0},
+    /* Scans by recursive doubling at every team size: ceil(log2 n) steps where
+     * the chain takes n - 1 hand-offs one after another (255 at 256), each a
+     * turn of the run queue when oversubscribed. No threshold keeps the chain:
+     * at n = 2 both are the same one hand-off, at 3 both take two steps (the
+     * chain one message fewer), from 4 on rdbl has fewer steps
+     * (docs/measurements.md section 15). */
+    {OSMP_COLL_SCAN, ANY_SIZE, ANY_SHAPE, "rdbl", 0, 0},
+    {OSMP_COLL_EXSCAN, ANY_SIZE, ANY_SHAPE, "rdbl", 0, 0},
 };
 
 #define OSMP__COLL_ALGS(NAME, name, flags) osmp__##name##_algs,

@@ -428,7 +428,7 @@ static int scan(osmp_team_t h, osmp_coll_t c, const void *sendbuf, void *recvbuf
     CHECK_REQ(p);
     CHECK_TEAM(h, t);
     struct osmp__args a = {.count = count, .out = recvbuf};
-    int rc = osmp__reduce_fn_get(dtype, op, &a.fn);
+    int rc = osmp__reduce_fns_get(dtype, op, &a.fn, &a.fn3); /* (rdbl writes received op mine into a third array) */
     if (rc) return rc;
     a.esize = esize_of(dtype, count, 1);
     if (!a.esize || recvbuf == OSMP_IN_PLACE || (count && (!sendbuf || !recvbuf))) return OSMP_ERR_INVALID_ARG;

@@ -42,7 +42,8 @@ def run_case(tools, machine, cores, op, nbytes, root=0, env=None):
         r = subprocess.run(cmd, env=e, capture_output=True, text=True)
         if r.returncode != 0:
             sys.exit(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stderr}")
-        t = subprocess.run([osmp_topo, *machine, "--show", "traffic", "--trace", prefix, "--op", op,
+        topo_machine = ["--input" if m == "--topology" else m for m in machine]  # (osmp-topo's name for it)
+        t = subprocess.run([osmp_topo, *topo_machine, "--show", "traffic", "--trace", prefix, "--op", op,
                             "--format", "json"], capture_output=True, text=True)
         if t.returncode != 0:
             sys.exit(f"osmp-topo --show traffic failed:\n{t.stderr}")
@@ -52,7 +53,7 @@ def run_case(tools, machine, cores, op, nbytes, root=0, env=None):
         # Bytes each rank copied within its own memory (staging into its slots
         # among them), which the traffic view leaves out: from the raw trace.
         # And the bytes of those each rank staged with streaming stores (OSMP_STREAM_MIN).
-        calls[0]["own"], calls[0]["stream"] = [0] * n, [0] * n
+        calls[0]["own"], calls[0]["stream"], calls[0]["reduced"] = [0] * n, [0] * n, [0] * n
         for r in range(n):
             with open(f"{prefix}.{r}.jsonl") as f:
                 for line in f:
@@ -61,6 +62,8 @@ def run_case(tools, machine, cores, op, nbytes, root=0, env=None):
                         calls[0]["own"][r] += e["n"]
                     if e.get("kind") == "stream" and e["op"] == op:
                         calls[0]["stream"][r] += e["n"]
+                    if e.get("kind") == "reduce" and e["op"] == op:
+                        calls[0]["reduced"][r] += e["n"]
         return calls[0]
 
 
@@ -409,6 +412,61 @@ def case_gather_opteron(tools):
               c["sources"][root])
 
 
+def scan_moves(alg, exclusive, n, nbytes, chunk=32768):
+    """Per rank, the bytes a scan (exscan) of nbytes per rank reads from other ranks' slots, copies within its
+    own memory, and combines, as the protocol comments of src/coll/scan/scan_<alg>.c say (out of place)."""
+    lens = [nbytes] if nbytes <= 56 else [min(chunk, nbytes - o) for o in range(0, nbytes, chunk)]
+    recv, own, red = [0] * n, [0] * n, [0] * n
+    for r in range(n):
+        for L in lens:
+            if alg == "chain":  # my slot <- prefix op input; output <- it (scan) or the prefix (exscan)
+                recv[r] += (2 if exclusive else 1) * L if r else 0
+                own[r] += (L if r == 0 else 0) + (0 if exclusive else L)
+                red[r] += 2 * L if r else 0
+                continue
+            K = max(0, (n - 1).bit_length())
+            first = "in"  # where my window is
+            for k in range(K + 1):
+                dst = ("slot", k) if k < K and r + (1 << k) < n else None
+                if k > 0 and r >= 1 << (k - 1):
+                    if dst or not exclusive:  # received op window, into my slot k or my output
+                        recv[r] += L
+                        red[r] += 2 * L
+                        first = dst or "out"
+                    if exclusive:  # received op what I received before (the first: copied)
+                        recv[r] += L
+                        red[r] += 2 * L if k > 1 else 0
+                if dst and first != dst:
+                    own[r] += L
+                    first = dst
+            if not exclusive and first != "out":
+                own[r] += L
+    return recv, own, red
+
+
+def case_scan_milan(tools):
+    # Scan and exscan on 192 oversubscribed participants planned on the 128-core Milan (cores 5r mod 128):
+    # auto chooses rdbl, and its exact movement (bytes read from other ranks, copied within a rank, combined)
+    # against chain's, in one mini line (8 B) and in ring slots, a full and a part chunk (40000 B).
+    n = 192
+    machine = ["--topology", os.path.join(sys.argv[4], "amd-milan-2x64.xml")]
+    cores = ",".join(str(5 * r % 128) for r in range(n))
+    for alg in ("rdbl", "chain"):
+        env = None if alg == "rdbl" else {"OSMP_SCAN_ALG": "chain", "OSMP_EXSCAN_ALG": "chain"}
+        for op in ("scan", "exscan"):
+            for nbytes in (8, 40000):
+                c = run_case(tools, machine, cores, op, nbytes, env=env)
+                recv, own, red = scan_moves(alg, op == "exscan", n, nbytes)
+                what = f"{op} {alg} ({'auto' if env is None else 'forced'}), {n} ranks, {nbytes} B"
+                check(f"{what}: ran {alg}", c["alg"] == alg, c["alg"])
+                check(f"{what}: {sum(recv)} B read from other ranks, per rank as the protocol says",
+                      c["received"] == recv, (c["moved"], [(r, x, y) for r, (x, y) in enumerate(zip(c["received"], recv)) if x != y][:5]))
+                check(f"{what}: {sum(own)} B copied within ranks, per rank as the protocol says",
+                      c["own"] == own, (sum(c["own"]), [(r, x, y) for r, (x, y) in enumerate(zip(c["own"], own)) if x != y][:5]))
+                check(f"{what}: {sum(red)} B combined, per rank as the protocol says",
+                      c["reduced"] == red, (sum(c["reduced"]), [(r, x, y) for r, (x, y) in enumerate(zip(c["reduced"], red)) if x != y][:5]))
+
+
 def run_forced(tools, name, n, machine, placement, env, nbytes, expect):
     """Every collective at roots 0, n-1, n/2 with the algorithms forced by env,
     results checked by trace-run; the trace must show that each call ran the
@@ -446,7 +504,7 @@ def trace_records(prefix, n):
     return out
 
 
-def run_nonblocking(tools, name, n, machine, placement, env, nbytes, resumable):
+def run_nonblocking(tools, name, n, machine, placement, env, nbytes, resumable, ops="all"):
     """Every collective at roots 0, n-1, n/2 blocking, then as nonblocking
     calls (osmp_i<op>, osmp_test until done): both runs' results right, the
     same algorithm and the same data movement in every call on every rank, and
@@ -459,7 +517,7 @@ def run_nonblocking(tools, name, n, machine, placement, env, nbytes, resumable):
             prefix = os.path.join(d, "t")
             e = dict(os.environ, OSMP_TRACE=prefix, TRACE_RUN_CALLS=calls, **env)
             cmd = [osmp_run, "-n", str(n), *machine, *placement, "--timeout", "280", "--",
-                   trace_run, "all", str(nbytes), "ends"]
+                   trace_run, ops, str(nbytes), "ends"]
             r = subprocess.run(cmd, env=e, capture_output=True, text=True)
             check(f"{name}: every result right, {calls} calls ({n} participants, {nbytes} B)", r.returncode == 0,
                   r.returncode if r.returncode == 0 else r.stderr.strip()[-2000:])
@@ -482,7 +540,8 @@ def run_nonblocking(tools, name, n, machine, placement, env, nbytes, resumable):
 
 
 # Nonblocking calls against blocking ones: name -> (n, machine, placement, knobs, bytes, the operations whose
-# algorithm there has a resumable form).
+# algorithm there has a resumable form[, the operations run: trace-run's OPS, default all]). The scans' rdbl:
+# one mini line, and 1 KiB slots two deep (4 chunks, 7 steps each: claims wait within a chunk).
 NONBLOCKING = {
     "nonblocking-64-milan": (64, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "scatter"], {}, 1001,
                              {"bcast", "reduce", "allreduce", "gather", "scatter", "alltoall"}),
@@ -492,6 +551,11 @@ NONBLOCKING = {
                                          {"OSMP_CHUNK_SIZE": "1024", "OSMP_PIPELINE_DEPTH": "2"}, 65541,
                                          {"bcast", "reduce", "allreduce", "allgather", "reduce_scatter_block", "gather",
                                           "scatter", "alltoall"}),
+    "nonblocking-scan-100-milan": (100, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "random:3"], {}, 8,
+                                   {"scan", "exscan"}, "scan,exscan"),
+    "nonblocking-scan-100-milan-slots": (100, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "random:3"],
+                                         {"OSMP_CHUNK_SIZE": "1024", "OSMP_PIPELINE_DEPTH": "2"}, 4000,
+                                         {"scan", "exscan"}, "scan,exscan"),
 }
 
 SC0 = {"OSMP_SINGLE_COPY": "cma", "OSMP_SINGLE_COPY_MIN": "0"}
@@ -534,6 +598,7 @@ CASES = {
     "alltoallv-direct": case_alltoallv_direct,
     "allreduce-opteron48": case_allreduce_opteron,
     "gather-opteron48": case_gather_opteron,
+    "scan-192-milan": case_scan_milan,
 }
 
 if __name__ == "__main__":
@@ -541,9 +606,9 @@ if __name__ == "__main__":
         sys.exit(f"usage: trace-check.py OSMP_RUN OSMP_TOPO TRACE_RUN TOPOLOGIES_DIR CASE "
                  f"({', '.join(list(CASES) + list(FORCED) + list(NONBLOCKING))})")
     if sys.argv[5] in NONBLOCKING:
-        n, machine, placement, knobs, nbytes, resumable = NONBLOCKING[sys.argv[5]]
+        n, machine, placement, knobs, nbytes, resumable, *ops = NONBLOCKING[sys.argv[5]]
         machine = [m.replace("{T}", sys.argv[4]) for m in machine]
-        run_nonblocking(tuple(sys.argv[1:4]), sys.argv[5], n, machine, placement, knobs, nbytes, resumable)
+        run_nonblocking(tuple(sys.argv[1:4]), sys.argv[5], n, machine, placement, knobs, nbytes, resumable, *ops)
     elif sys.argv[5] in FORCED:
         n, machine, placement, knobs, nbytes, expect = FORCED[sys.argv[5]]
         env = dict(knobs, **{f"OSMP_{op.upper()}_ALG": alg for op, alg in expect.items()})

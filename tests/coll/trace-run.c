@@ -8,7 +8,7 @@
  * OPS: a comma-separated list of bcast reduce allreduce gather scatter
  * allgather alltoall reduce_scatter_block, or "all"; also allgatherv (odd
  * ranks' blocks BYTES / 2) and alltoallv (blocks between ranks of different
- * parity BYTES / 2). ROOT: a rank, or "ends" for
+ * parity BYTES / 2); scan and exscan (sums of doubles, as the reductions). ROOT: a rank, or "ends" for
  * roots 0, n-1 and n/2 of each rooted operation in turn. Reductions sum doubles
  * (BYTES / 8 of them) holding small integers, so every order of summation gives
  * the same exact result. One operation at one root is the team's call 1 (call 0
@@ -51,6 +51,8 @@ static int complete(int rc)
 #define osmp_alltoall(...) AS_REQUEST(alltoall, __VA_ARGS__)
 #define osmp_allgatherv(...) AS_REQUEST(allgatherv, __VA_ARGS__)
 #define osmp_alltoallv(...) AS_REQUEST(alltoallv, __VA_ARGS__)
+#define osmp_scan(...) AS_REQUEST(scan, __VA_ARGS__)
+#define osmp_exscan(...) AS_REQUEST(exscan, __VA_ARGS__)
 
 static void fail(const char *what, size_t at)
 {
@@ -86,6 +88,14 @@ static int run_op(osmp_team_t w, const char *op, size_t bytes, int root)
         size_t from = scatter ? (size_t)me * cnt : 0;
         for (size_t i = 0; !rc && (all || scatter || me == root) && i < cnt; i++)
             if (dout[i] != ranks * (double)((from + i) % 7 + 1)) fail(op, i);
+    } else if (!strcmp(op, "scan") || !strcmp(op, "exscan")) { /* ranks 0 .. me (scan), 0 .. me-1 (exscan) */
+        int ex = !strcmp(op, "exscan");
+        memset(dout, 0, cnt * 8);
+        rc = ex ? osmp_exscan(w, din, dout, cnt, OSMP_DOUBLE, OSMP_SUM)
+                : osmp_scan(w, din, dout, cnt, OSMP_DOUBLE, OSMP_SUM);
+        double upto = ex ? (double)me * (me + 1) / 2 : (double)(me + 1) * (me + 2) / 2;
+        for (size_t i = 0; !rc && (!ex || me > 0) && i < cnt; i++)
+            if (dout[i] != upto * (double)(i % 7 + 1)) fail(op, i);
     } else if (!strcmp(op, "gather") || !strcmp(op, "allgather")) {
         int all = !strcmp(op, "allgather");
         memset(out, 0, bytes * nn);
