@@ -84,6 +84,7 @@ struct osmp__choice {
     int from;  /* OSMP__FROM_TABLE, OSMP__FROM_KNOB, or > 0: the tune table's line */
 };
 enum { OSMP__FROM_TABLE = 0, OSMP__FROM_KNOB = -1 };
+#define OSMP__MPI_BANDS 8
 /* Links of a chain: a forced algorithm (limited by its slot), the tune
  * table's bands, then the selection table's rows (up to three). */
 #define OSMP__CHAIN 10
@@ -138,12 +139,13 @@ struct osmp__coll {
     size_t *displs; /* [size] block displacements for reduce_scatter's ring (its calls give counts only) */
     struct osmp__trace *trace; /* OSMP_TRACE (coll/trace.h), NULL when off */
     struct osmp__slicing *slicing[2]; /* sliced reductions, built on first use: [0] one group, [1] levels */
-    /* Per collective: the tune table's "mpi" bands for this team's size (what
+    /* Per collective: the tune table's "mpi" bands for this team's size, the
+     * first OSMP__MPI_BANDS (osmp-tune's 11 sizes make at most 6; what
      * osmp_team_choice reports; libosmp_mpi passes those calls to MPI). */
     struct osmp__band {
         size_t lo, hi;
         int from;
-    } mpi[OSMP_COLL_COUNT][4];
+    } mpi[OSMP_COLL_COUNT][OSMP__MPI_BANDS];
     int nmpi[OSMP_COLL_COUNT];
     /* OSMP_FAULT=delay:COLL.ALG:USEC (tests): this algorithm sleeps that long per call. */
     const struct osmp__alg *slow_alg;

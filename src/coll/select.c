@@ -440,7 +440,7 @@ static void tune_settings(osmp__coll_t t, const struct osmp__tune *tune)
         if (!tune_row_for(t, r)) continue;
         if (r->setting == OSMP__TUNE_SINGLE_COPY_MIN && t->single_copy_min[r->coll] != SIZE_MAX)
             t->single_copy_min[r->coll] = r->value > SIZE_MAX ? SIZE_MAX : (size_t)r->value;
-        if (r->setting == OSMP__TUNE_RULE && !strcmp(r->choice, "mpi") && t->nmpi[r->coll] < 4)
+        if (r->setting == OSMP__TUNE_RULE && !strcmp(r->choice, "mpi") && t->nmpi[r->coll] < OSMP__MPI_BANDS)
             t->mpi[r->coll][t->nmpi[r->coll]++] =
                 (struct osmp__band){(size_t)r->lo, r->hi > SIZE_MAX ? SIZE_MAX : (size_t)r->hi, r->line};
     }

@@ -204,7 +204,8 @@ struct osmp__tune *osmp__tune_parse(const char *text, const char *from, int (*va
                 osmp__why(why, why_len, "expected the first line: topology SIGNATURE DESCRIPTION (osmp-tune writes it)");
                 goto bad;
             }
-            const char *d = strstr(text + (p - text) - len - (nl != NULL), w[2]); /* the words as written */
+            const char *d = strstr(p - len - (nl != NULL), w[1]) + strlen(w[1]); /* the words as written */
+            d += strspn(d, " \t");
             snprintf(t->machine, sizeof(t->machine), "%.*s", (int)strcspn(d, "#\n\r"), d);
             for (size_t k = strlen(t->machine); k && (t->machine[k - 1] == ' ' || t->machine[k - 1] == '\t');)
                 t->machine[--k] = '\0';
@@ -320,7 +321,7 @@ const struct osmp__tune *osmp__tune_for(osmp_topo_t topo, const char *text, stru
     if (text) {
         int bad;
         if (!*text) return NULL;
-        struct osmp__tune *t = osmp__tune_parse(text, "team parameter", osmp__tune_choice_valid, &bad, why, sizeof(why));
+        struct osmp__tune *t = osmp__tune_parse(text, "(a team parameter)", osmp__tune_choice_valid, &bad, why, sizeof(why));
         if (!t && say) fprintf(stderr, "osmp: tune table (team parameter):%d: %s; using the defaults\n", bad, why);
         else if (t && !accepted(t, topo, why, sizeof(why)) && say) fprintf(stderr, "osmp: %s\n", why);
         else if (t && accepted(t, topo, why, sizeof(why))) return *owned = t;
