@@ -10,13 +10,15 @@
 size_t osmp__mb_region_bytes(size_t chunk, int depth)
 {
     size_t page = osmp__page_size();
-    return (sizeof(struct osmp__region) + 2 * (size_t)depth * chunk + page - 1) / page * page;
+    return (OSMP__RING_OFFSET + 2 * (size_t)depth * chunk + page - 1) / page * page;
 }
 
 void osmp__mb_init_mine(struct osmp__mbox *m, uint64_t step)
 {
     struct osmp__region *my = osmp__mb_region(m, m->rank);
-    memset(my, 0, m->region_size);
+    /* The lines only: the ring's pages stay holes of the fresh segment until I
+     * first write a slot (mailbox.h, "Memory that grows with use"). */
+    memset(my, 0, sizeof(*my));
     my->chan[OSMP__UP].seq = my->chan[OSMP__DOWN].seq = step;
     for (int d = 0; d < 2; d++)
         for (int i = 0; i < OSMP__MINI_SLOTS; i++) my->mini[d][i].seq = step;
