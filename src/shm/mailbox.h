@@ -14,7 +14,8 @@
  *   - per direction, a ring of OSMP__MINI_SLOTS mini lines, each a step counter
  *     and up to OSMP__MINI_DATA bytes, for small messages that may run ahead;
  *   - then, from the next page boundary (OSMP__RING_OFFSET), per direction, a
- *     ring of `depth` slots of `chunk` bytes.
+ *     ring of `depth` slots of `chunk` bytes, and at least a page that nobody
+ *     touches before the next region (osmp__mb_region_bytes).
  *
  * Memory that grows with use. Creation touches the lines above only (their
  * page-rounded size, about 36 KiB with 64-byte lines: osmp__mb_init_mine); the
@@ -139,8 +140,8 @@ struct osmp__region {
 enum { OSMP__UP = 0, OSMP__DOWN = 1 };
 
 /* Where the ring starts in a region: the lines rounded up to a (4 KiB) page, so
- * that a chunk of up to a page in a slot's start touches one page, not two
- * (with the default dimensions the region's page-rounded size is the same). */
+ * that a chunk of up to a page at a slot's start touches one page, not two
+ * (calls of up to 4 KiB: docs/measurements.md, section 14). */
 #define OSMP__RING_ALIGN 4096
 #define OSMP__RING_OFFSET \
     ((sizeof(struct osmp__region) + OSMP__RING_ALIGN - 1) / OSMP__RING_ALIGN * OSMP__RING_ALIGN)
@@ -195,7 +196,7 @@ struct osmp__mbox {
     } pend;
 };
 
-/* Bytes of one region for these ring dimensions, rounded up to whole pages. */
+/* Bytes of one region for these ring dimensions, whole pages, a page beyond the ring included. */
 size_t osmp__mb_region_bytes(size_t chunk, int depth);
 
 static inline struct osmp__region *osmp__mb_region(const struct osmp__mbox *m, int rank)

@@ -16,7 +16,8 @@
  * pages are counted with mincore(2) over rank 0's mapping of it: for a shared
  * file mapping mincore says which pages of the file are in memory (tmpfs: which
  * exist), whoever touched them; a hole of the sparse file is not. --report
- * prints one line "N created small large" in KiB (bench/team-memory.sh);
+ * prints one line "N created small large segment" in KiB (bench/team-memory.sh:
+ * the segment's size is what creation touched before issue 39);
  * --trace the growth after each call that grew the segment.
  */
 #define _GNU_SOURCE
@@ -31,6 +32,7 @@
 #include "team/team.h" /* the segment's address and size */
 
 static int me, n;
+static int failing_alone = 1; /* a failure this rank alone sees (a call, a wrong element): it says so */
 static int trace; /* --trace: the growth after each call (rank 0 prints it) */
 static uint64_t seg_kib(osmp_team_t t);
 static uint64_t last; /* the segment's KiB at the last note */
@@ -42,8 +44,10 @@ static void note(osmp_team_t t, const char *what, size_t c)
     last = now;
 }
 
+/* (the measurements are rank 0's, bcast to all: rank 0 says what failed, the others exit) */
 #define FAIL(...)                                                                                            \
     do {                                                                                                     \
+        if (me != 0 && !failing_alone) _exit(1);                                                             \
         fprintf(stderr, "mem-check: rank %d/%d: ", me, n);                                                   \
         fprintf(stderr, __VA_ARGS__);                                                                        \
         fputc('\n', stderr);                                                                                 \
@@ -255,20 +259,24 @@ int main(int argc, char **argv)
     me = osmp_team_rank(t), n = osmp_team_size(t);
     if (n < 2 || t->impl->seg_private) FAIL("needs a team of two or more processes (osmp-run -n N)");
     uint64_t created = last = seg_kib(t), bound = (uint64_t)max_kib * (uint64_t)n;
+    failing_alone = 0; /* the bounds' failures below: every rank sees rank 0's numbers */
     if (created > bound) FAIL("the new team's segment holds %llu KiB, more than %llu", (unsigned long long)created,
                               (unsigned long long)bound);
     /* 0-byte, line, mini-line, and up-to-a-page messages: 1, 7, 16, 100, 1000 and `small` bytes / 4 elements */
     size_t counts[] = {0, 1, 7, 16, 100, 1000, small / 4};
     unsigned k = 1;
+    failing_alone = 1;
     for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++, k += 16)
         if (counts[ci] * 4 <= small) run_small(t, counts[ci], k);
     uint64_t after_small = seg_kib(t);
+    failing_alone = 0;
     if (max_small_kib < 0) max_small_kib = max_kib;
     uint64_t small_bound = (uint64_t)max_small_kib * (uint64_t)n;
     if (after_small > small_bound)
         FAIL("after calls of up to %zu bytes the segment holds %llu KiB, more than %llu (%ld KiB x %d)", small,
              (unsigned long long)after_small, (unsigned long long)small_bound, max_small_kib, n);
     /* one large allreduce, checked */
+    failing_alone = 1;
     size_t c = large / 4;
     uint32_t *in = malloc(c * 4 + 4), *out = malloc(c * 4 + 4);
     if (!in || !out) FAIL("out of memory");
@@ -280,13 +288,14 @@ int main(int argc, char **argv)
         expect("large allreduce", c, out, i, (uint32_t)n * (uint32_t)i * K1 + K2 * (uint32_t)(n * (n - 1) / 2));
     free(in), free(out);
     uint64_t after_large = seg_kib(t);
+    failing_alone = 0;
     if (after_large <= after_small)
         FAIL("a %zu-byte allreduce left the segment at %llu KiB, as after the small calls: the measurement sees no "
              "growth", large, (unsigned long long)after_large);
     if (me == 0) {
         if (report)
-            printf("%d %llu %llu %llu\n", n, (unsigned long long)created, (unsigned long long)after_small,
-                   (unsigned long long)after_large);
+            printf("%d %llu %llu %llu %zu\n", n, (unsigned long long)created, (unsigned long long)after_small,
+                   (unsigned long long)after_large, t->impl->seg_size / 1024);
         else
             printf("mem-check: %d participants: segment %llu KiB of %zu after creation, %llu after calls of up to "
                    "%zu B (bound %llu), %llu after a %zu B allreduce\n",
