@@ -10,13 +10,21 @@
 size_t osmp__mb_region_bytes(size_t chunk, int depth)
 {
     size_t page = osmp__page_size();
-    return (sizeof(struct osmp__region) + 2 * (size_t)depth * chunk + page - 1) / page * page;
+    /* A page after the ring, never touched (sparse: address space only). The
+     * layout before issue 39 left 3.6 KiB there; with the ring page-aligned
+     * and ending exactly where the next region starts, coll-check at 11 and 16
+     * processes failed (allgather in place: a peer's block wrong), with a page
+     * there it passes, and a PROT_NONE page there is never accessed. Not
+     * understood yet: kept until it is. */
+    return (OSMP__RING_OFFSET + 2 * (size_t)depth * chunk + page + page - 1) / page * page;
 }
 
 void osmp__mb_init_mine(struct osmp__mbox *m, uint64_t step)
 {
     struct osmp__region *my = osmp__mb_region(m, m->rank);
-    memset(my, 0, m->region_size);
+    /* The lines only: the ring's pages stay holes of the fresh segment until I
+     * first write a slot (mailbox.h, "Memory that grows with use"). */
+    memset(my, 0, sizeof(*my));
     my->chan[OSMP__UP].seq = my->chan[OSMP__DOWN].seq = step;
     for (int d = 0; d < 2; d++)
         for (int i = 0; i < OSMP__MINI_SLOTS; i++) my->mini[d][i].seq = step;

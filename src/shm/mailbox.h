@@ -13,7 +13,21 @@
  *     when a participant is lost);
  *   - per direction, a ring of OSMP__MINI_SLOTS mini lines, each a step counter
  *     and up to OSMP__MINI_DATA bytes, for small messages that may run ahead;
- *   - then, per direction, a ring of `depth` slots of `chunk` bytes.
+ *   - then, from the next page boundary (OSMP__RING_OFFSET), per direction, a
+ *     ring of `depth` slots of `chunk` bytes, and at least a page that nobody
+ *     touches before the next region (osmp__mb_region_bytes).
+ *
+ * Memory that grows with use. Creation touches the lines above only (their
+ * page-rounded size, about 36 KiB with 64-byte lines: osmp__mb_init_mine); the
+ * ring is never touched there. The segment is a fresh tmpfs file, sparse after
+ * ftruncate, never reused, so a ring page is allocated when first written, and
+ * only its owner writes it: a reader reads a slot only after the owner
+ * published the step that filled it (the counters in the lines guard the
+ * slots, not their content), so it never faults a hole. A team whose calls
+ * need no ring slot (messages in the inline area and the mini lines) keeps its
+ * regions at the lines' size; a call that stages through slot k first
+ * allocates the pages its chunks cover, on its owner's NUMA node, and they
+ * stay for the team's life (docs/measurements.md, section 14).
  *
  * Steps and slots. A collective asks the team for a phase (coll.h: a window of
  * steps of fixed width, whatever the counts), numbers its own steps inside it,
@@ -125,6 +139,13 @@ struct osmp__region {
 
 enum { OSMP__UP = 0, OSMP__DOWN = 1 };
 
+/* Where the ring starts in a region: the lines rounded up to a (4 KiB) page, so
+ * that a chunk of up to a page at a slot's start touches one page, not two
+ * (calls of up to 4 KiB: docs/measurements.md, section 14). */
+#define OSMP__RING_ALIGN 4096
+#define OSMP__RING_OFFSET \
+    ((sizeof(struct osmp__region) + OSMP__RING_ALIGN - 1) / OSMP__RING_ALIGN * OSMP__RING_ALIGN)
+
 #define OSMP__MAX_DEPTH 64
 #define OSMP__DEFAULT_DEPTH 8 /* OSMP_PIPELINE_DEPTH=auto without a tune table */
 #define OSMP__SLOT_INLINE (-1) /* the mailbox line's inline area instead of a ring slot */
@@ -176,7 +197,7 @@ struct osmp__mbox {
     } pend;
 };
 
-/* Bytes of one region for these ring dimensions, rounded up to whole pages. */
+/* Bytes of one region for these ring dimensions, whole pages, a page beyond the ring included. */
 size_t osmp__mb_region_bytes(size_t chunk, int depth);
 
 static inline struct osmp__region *osmp__mb_region(const struct osmp__mbox *m, int rank)
@@ -201,7 +222,7 @@ static inline char *osmp__mb_slot(const struct osmp__mbox *m, int rank, int dir,
 {
     if (slot == OSMP__SLOT_INLINE) return osmp__mb_chan(m, rank, dir)->inline_data;
     if (OSMP__IS_MINI(slot)) return osmp__mb_region(m, rank)->mini[dir][OSMP__SLOT_MINI(0) - slot].data;
-    return (char *)osmp__mb_region(m, rank) + sizeof(struct osmp__region) +
+    return (char *)osmp__mb_region(m, rank) + OSMP__RING_OFFSET +
            ((size_t)dir * (size_t)m->depth + (size_t)slot) * m->chunk;
 }
 
@@ -219,8 +240,9 @@ static inline int osmp__mb_ring(const struct osmp__mbox *m, uint64_t k)
     return m->depth_mask ? (int)(k & m->depth_mask) : (int)(k % (uint64_t)m->depth);
 }
 
-/* Zero my region (first touch: its pages land on my NUMA node) and start my
- * counters at `step`. */
+/* Zero my region's lines (first touch: their pages land on my NUMA node) and
+ * start my counters at `step`. The ring is left alone: its pages come with its
+ * first writes, mine (above). */
 void osmp__mb_init_mine(struct osmp__mbox *m, uint64_t step);
 
 /* osmp__mb_wait (below) once the counter must be loaded. */
