@@ -424,6 +424,40 @@ def scan_moves(alg, exclusive, n, nbytes, chunk=32768):
                 own[r] += (L if r == 0 else 0) + (0 if exclusive else L)
                 red[r] += 2 * L if r else 0
                 continue
+            if alg == "tree":
+                i = r + 1
+                b = i & -i
+                kids, parent, below, ndown = b.bit_length() - 1, i + b <= n, i - b, min(b // 2, n - i)
+                dst = "up" if parent else "down" if ndown else None  # where F is made (1)
+                first = "in"  # where my F is
+                for j in range(kids):  # 2: each child's F, on the left of mine, and (exscan) of my output
+                    w = dst or (None if exclusive else "out")
+                    if w:
+                        recv[r] += L
+                        red[r] += 2 * L
+                        first = w
+                    if exclusive:
+                        recv[r] += L
+                        red[r] += 2 * L if j else 0
+                if parent and first != "up":  # 3
+                    own[r] += L
+                    first = "up"
+                down = "down" if ndown else None
+                if below:  # 5: P(i-b) on the left of F, and (exscan) of my output
+                    w = down or (None if exclusive else "out")
+                    if w:
+                        recv[r] += L
+                        red[r] += 2 * L
+                        first = w
+                    if exclusive:
+                        recv[r] += L
+                        red[r] += 2 * L if kids else 0
+                elif down and first != "down":  # 6
+                    own[r] += L
+                    first = "down"
+                if not exclusive and first != "out":
+                    own[r] += L
+                continue
             K = max(0, (n - 1).bit_length())
             first = "in"  # where my window is
             for k in range(K + 1):
@@ -451,13 +485,14 @@ def case_scan_milan(tools):
     n = 192
     machine = ["--topology", os.path.join(sys.argv[4], "amd-milan-2x64.xml")]
     cores = ",".join(str(5 * r % 128) for r in range(n))
-    for alg in ("rdbl", "chain"):
-        env = None if alg == "rdbl" else {"OSMP_SCAN_ALG": "chain", "OSMP_EXSCAN_ALG": "chain"}
+    for alg in ("rdbl", "chain", "tree"):
+        env = {"OSMP_SCAN_ALG": alg, "OSMP_EXSCAN_ALG": alg}
         for op in ("scan", "exscan"):
             for nbytes in (8, 40000):
                 c = run_case(tools, machine, cores, op, nbytes, env=env)
                 recv, own, red = scan_moves(alg, op == "exscan", n, nbytes)
-                what = f"{op} {alg} ({'auto' if env is None else 'forced'}), {n} ranks, {nbytes} B"
+                what = f"{op} {alg} (forced), {n} ranks, {nbytes} B"
+                print(f"{what}: read / copied / combined {sum(recv)} / {sum(own)} / {sum(red)} B")
                 check(f"{what}: ran {alg}", c["alg"] == alg, c["alg"])
                 check(f"{what}: {sum(recv)} B read from other ranks, per rank as the protocol says",
                       c["received"] == recv, (c["moved"], [(r, x, y) for r, (x, y) in enumerate(zip(c["received"], recv)) if x != y][:5]))
