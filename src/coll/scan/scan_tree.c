@@ -75,7 +75,8 @@ static inline __attribute__((always_inline)) int tree(osmp__coll_t t, const stru
         if (parent) { /* 1 */
             OSMP__AWAIT_CLAIM(R, co, m, OSMP__DOWN, SLOT_OF(co->c, 0));
             int to = me + b;
-            co->dst = osmp__mb_claim(m, OSMP__DOWN, SLOT_OF(co->c, 0), &to, 1, OSMP__DOWN, mini ? END : UP(co->c));
+            co->dst =
+                osmp__mb_claim(m, OSMP__DOWN, SLOT_OF(co->c, 0), &to, 1, OSMP__DOWN, mini ? END : UP(co->c));
             if (!co->dst) return m->failed;
         } else if (ndown) {
             OSMP__AWAIT_CLAIM(R, co, m, OSMP__DOWN, SLOT_OF(co->c, 1));
