@@ -116,12 +116,17 @@ static const struct {
     {OSMP_COLL_ALLTOALLV, ANY_SIZE, ANY_SHAPE, "direct", 0, 0},
     {OSMP_COLL_ALLTOALLV, ANY_SIZE, ANY_SHAPE, "slots", 0, 0},
     {OSMP_COLL_REDUCE_SCATTER, ANY_SIZE, ANY_SHAPE, "ring", 0, 0},
-    /* Scans by recursive doubling at every team size: ceil(log2 n) steps where
-     * the chain takes n - 1 hand-offs one after another (255 at 256), each a
-     * turn of the run queue when oversubscribed. No threshold keeps the chain:
-     * at n = 2 both are the same one hand-off, at 3 both take two steps (the
-     * chain one message fewer), from 4 on rdbl has fewer steps
+    /* Scans on oversubscribed teams by the Fenwick tree: every message read and
+     * combined is paid in turns of the run queue, and the tree reads about 2n
+     * (502 at 256) where rdbl reads n log2 n (1,793): at 256 on 2 cores it took
+     * 0.16-0.71x an allreduce of the same size where rdbl took 0.83-1.77x
      * (docs/measurements.md section 15). */
+    {OSMP_COLL_SCAN, ANY_SIZE, OVERSUB, "tree", 0, 0},
+    {OSMP_COLL_EXSCAN, ANY_SIZE, OVERSUB, "tree", 0, 0},
+    /* With a core each, depth: rdbl's ceil(log2 n) steps, all ranks reading at
+     * once, where the tree takes 2 log2 n and the chain n - 1 hand-offs (at 2
+     * ranks all three make the same one hand-off, at 3 rdbl and the chain two
+     * steps; from 4 rdbl has the fewest). */
     {OSMP_COLL_SCAN, ANY_SIZE, ANY_SHAPE, "rdbl", 0, 0},
     {OSMP_COLL_EXSCAN, ANY_SIZE, ANY_SHAPE, "rdbl", 0, 0},
 };

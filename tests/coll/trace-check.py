@@ -424,6 +424,40 @@ def scan_moves(alg, exclusive, n, nbytes, chunk=32768):
                 own[r] += (L if r == 0 else 0) + (0 if exclusive else L)
                 red[r] += 2 * L if r else 0
                 continue
+            if alg == "tree":
+                i = r + 1
+                b = i & -i
+                kids, parent, below, ndown = b.bit_length() - 1, i + b <= n, i - b, min(b // 2, n - i)
+                dst = "up" if parent else "down" if ndown else None  # where F is made (1)
+                first = "in"  # where my F is
+                for j in range(kids):  # 2: each child's F, on the left of mine, and (exscan) of my output
+                    w = dst or (None if exclusive else "out")
+                    if w:
+                        recv[r] += L
+                        red[r] += 2 * L
+                        first = w
+                    if exclusive:
+                        recv[r] += L
+                        red[r] += 2 * L if j else 0
+                if parent and first != "up":  # 3
+                    own[r] += L
+                    first = "up"
+                down = "down" if ndown else None
+                if below:  # 5: P(i-b) on the left of F, and (exscan) of my output
+                    w = down or (None if exclusive else "out")
+                    if w:
+                        recv[r] += L
+                        red[r] += 2 * L
+                        first = w
+                    if exclusive:
+                        recv[r] += L
+                        red[r] += 2 * L if kids else 0
+                elif down and first != "down":  # 6
+                    own[r] += L
+                    first = "down"
+                if not exclusive and first != "out":
+                    own[r] += L
+                continue
             K = max(0, (n - 1).bit_length())
             first = "in"  # where my window is
             for k in range(K + 1):
@@ -446,18 +480,22 @@ def scan_moves(alg, exclusive, n, nbytes, chunk=32768):
 
 def case_scan_milan(tools):
     # Scan and exscan on 192 oversubscribed participants planned on the 128-core Milan (cores 5r mod 128):
-    # auto chooses rdbl, and its exact movement (bytes read from other ranks, copied within a rank, combined)
-    # against chain's, in one mini line (8 B) and in ring slots, a full and a part chunk (40000 B).
+    # auto chooses tree there; each algorithm forced, its exact movement (bytes read from other ranks, copied
+    # within a rank, combined), in one mini line (8 B) and in ring slots, a full and a part chunk (40000 B).
     n = 192
     machine = ["--topology", os.path.join(sys.argv[4], "amd-milan-2x64.xml")]
     cores = ",".join(str(5 * r % 128) for r in range(n))
-    for alg in ("rdbl", "chain"):
-        env = None if alg == "rdbl" else {"OSMP_SCAN_ALG": "chain", "OSMP_EXSCAN_ALG": "chain"}
+    for op in ("scan", "exscan"):
+        c = run_case(tools, machine, cores, op, 8)
+        check(f"{op} auto, {n} ranks oversubscribed: ran tree", c["alg"] == "tree", c["alg"])
+    for alg in ("rdbl", "chain", "tree"):
+        env = {"OSMP_SCAN_ALG": alg, "OSMP_EXSCAN_ALG": alg}
         for op in ("scan", "exscan"):
             for nbytes in (8, 40000):
                 c = run_case(tools, machine, cores, op, nbytes, env=env)
                 recv, own, red = scan_moves(alg, op == "exscan", n, nbytes)
-                what = f"{op} {alg} ({'auto' if env is None else 'forced'}), {n} ranks, {nbytes} B"
+                what = f"{op} {alg} (forced), {n} ranks, {nbytes} B"
+                print(f"{what}: read / copied / combined {sum(recv)} / {sum(own)} / {sum(red)} B")
                 check(f"{what}: ran {alg}", c["alg"] == alg, c["alg"])
                 check(f"{what}: {sum(recv)} B read from other ranks, per rank as the protocol says",
                       c["received"] == recv, (c["moved"], [(r, x, y) for r, (x, y) in enumerate(zip(c["received"], recv)) if x != y][:5]))
@@ -540,8 +578,9 @@ def run_nonblocking(tools, name, n, machine, placement, env, nbytes, resumable, 
 
 
 # Nonblocking calls against blocking ones: name -> (n, machine, placement, knobs, bytes, the operations whose
-# algorithm there has a resumable form[, the operations run: trace-run's OPS, default all]). The scans' rdbl:
-# one mini line, and 1 KiB slots two deep (4 chunks, 7 steps each: claims wait within a chunk).
+# algorithm there has a resumable form[, the operations run: trace-run's OPS, default all]). The scans' tree
+# (auto, oversubscribed) and rdbl (forced): one mini line, and 1 KiB slots two deep (4 chunks; rdbl: 7 steps
+# each, claims waiting within a chunk; tree: two slots a chunk, so the down claim waits for the parent's read).
 NONBLOCKING = {
     "nonblocking-64-milan": (64, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "scatter"], {}, 1001,
                              {"bcast", "reduce", "allreduce", "gather", "scatter", "alltoall"}),
@@ -556,6 +595,14 @@ NONBLOCKING = {
     "nonblocking-scan-100-milan-slots": (100, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "random:3"],
                                          {"OSMP_CHUNK_SIZE": "1024", "OSMP_PIPELINE_DEPTH": "2"}, 4000,
                                          {"scan", "exscan"}, "scan,exscan"),
+    # (auto runs tree there, oversubscribed; rdbl's resumable form forced)
+    "nonblocking-scan-100-milan-rdbl": (100, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "random:3"],
+                                        {"OSMP_SCAN_ALG": "rdbl", "OSMP_EXSCAN_ALG": "rdbl"}, 8,
+                                        {"scan", "exscan"}, "scan,exscan"),
+    "nonblocking-scan-100-milan-slots-rdbl": (100, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "random:3"],
+                                              {"OSMP_CHUNK_SIZE": "1024", "OSMP_PIPELINE_DEPTH": "2",
+                                               "OSMP_SCAN_ALG": "rdbl", "OSMP_EXSCAN_ALG": "rdbl"}, 4000,
+                                              {"scan", "exscan"}, "scan,exscan"),
 }
 
 SC0 = {"OSMP_SINGLE_COPY": "cma", "OSMP_SINGLE_COPY_MIN": "0"}
