@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                  {OSMP_KNOB_CHUNK_SIZE, "OSMP_CHUNK_SIZE", "auto", 64, 16 << 20},
                  {OSMP_KNOB_SINGLE_COPY_MIN, "OSMP_SINGLE_COPY_MIN", "auto", 0, 1L << 40},
                  {OSMP_KNOB_STREAM_MIN, "OSMP_STREAM_MIN", "auto", 0, 1L << 40},
-                 {OSMP_KNOB_PIPELINE_DEPTH, "OSMP_PIPELINE_DEPTH", "8", 1, 64},
+                 {OSMP_KNOB_PIPELINE_DEPTH, "OSMP_PIPELINE_DEPTH", "auto", 1, 64},
                  {OSMP_KNOB_SPIN, "OSMP_SPIN", "4000", 0, 1L << 30}};
     /* One NAME=VALUE buffer per knob, put into the environment once and rewritten in place: setenv would
      * keep every value ever set (glibc never frees them) and grow without bound over a long run. */
