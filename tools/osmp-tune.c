@@ -559,6 +559,11 @@ int main(int argc, char **argv)
     }
     osmp_barrier(world);
     osmp_topo_destroy(topo);
+    free(cs);
+    free(sbuf);
+    free(rbuf);
+    free(vcount);
+    free(vdispl);
 #ifdef OSMP_TUNE_MPI
     if (use_mpi) {
         osmp_team_destroy(world);

@@ -265,6 +265,7 @@ struct osmp__args {
      * in counts2/displs2. */
     const size_t *counts, *displs, *counts2, *displs2;
     int vector; /* a vector variant: every rank knows it, not every rank has the arrays */
+    size_t vector_bound; /* a vector variant's bytes that every rank knows bound each block (0: none known) */
     osmp__reduce_fn fn;
     osmp__reduce_fn3 fn3; /* fn into a third array (reduce, allreduce, reduce_scatter(_block); NULL elsewhere) */
     int root;

@@ -562,20 +562,41 @@ int osmp__choice_of(osmp__coll_t t, osmp_coll_t c, size_t bytes, struct osmp_cho
     return OSMP_OK;
 }
 
+static inline int run_alg(osmp__coll_t t, const struct osmp__args *a, const struct osmp__alg *alg,
+                          struct osmp__co *co)
+{
+    return co ? alg->co(t, a, co) : alg->run(t, a);
+}
+
 /* Run (co NULL) or resume the algorithm ch, with collective c's own spec
- * while it runs (a composition's parts set theirs in turn). */
+ * while it runs (a composition's parts set theirs in turn), on the short ring
+ * where its blocks fit it (shm/mailbox.h, "Memory that grows with use"). */
 static inline __attribute__((always_inline)) int run_choice(osmp__coll_t t, osmp_coll_t c, const struct osmp__args *a,
                                                            const struct osmp__alg *alg, struct osmp__co *co)
 {
     if (__builtin_expect(alg == t->slow_alg, 0)) usleep(t->slow_us);
-    if (__builtin_expect(t->op_plan[c] == NULL, 1)) return co ? alg->co(t, a, co) : alg->run(t, a);
-    const struct osmp_plan *plan = t->plan;
-    const char *spec = t->hierarchy;
-    t->plan = t->op_plan[c];
-    t->hierarchy = t->op_hierarchy[c];
-    int rc = co ? alg->co(t, a, co) : alg->run(t, a);
-    t->plan = plan;
-    t->hierarchy = spec;
+    /* Every participant knows a uniform collective's block, and a bound of
+     * allgatherv's and reduce_scatter's (gatherv's, scatterv's and alltoallv's
+     * counts are not all known everywhere), so all of them take the same ring. */
+    int depth = t->mb.depth;
+    size_t block = !a->vector ? a->count * a->esize : a->vector_bound ? a->vector_bound : SIZE_MAX;
+    int want = block <= OSMP__SHORT_RING_MAX && t->mb.ring_depth > OSMP__SHORT_RING_SLOTS
+                   ? OSMP__SHORT_RING_SLOTS
+                   : t->mb.ring_depth;
+    if (want != depth) osmp__mb_set_depth(&t->mb, want);
+    int rc;
+    if (__builtin_expect(t->op_plan[c] == NULL, 1)) {
+        rc = run_alg(t, a, alg, co);
+    } else {
+        const struct osmp_plan *plan = t->plan;
+        const char *spec = t->hierarchy;
+        t->plan = t->op_plan[c];
+        t->hierarchy = t->op_hierarchy[c];
+        rc = run_alg(t, a, alg, co);
+        t->plan = plan;
+        t->hierarchy = spec;
+    }
+    if (want != depth) osmp__mb_set_depth(&t->mb, depth);
     return rc;
 }
 

@@ -27,7 +27,15 @@
  * need no ring slot (messages in the inline area and the mini lines) keeps its
  * regions at the lines' size; a call that stages through slot k first
  * allocates the pages its chunks cover, on its owner's NUMA node, and they
- * stay for the team's life (docs/measurements.md, section 14).
+ * stay for the team's life. Calls rotate through the slots (osmp__slots_take),
+ * so small calls alone would touch a page of every slot in time: a call whose
+ * blocks every participant knows to be at most OSMP__SHORT_RING_MAX bytes
+ * cycles through the first OSMP__SHORT_RING_SLOTS slots per direction only
+ * (the short ring: m->depth while it runs, select.c run_choice; alltoallv's
+ * small blocks too, alltoall_slots.c), so a team of such calls stays within
+ * the lines and 2 x 2 pages (docs/measurements.md, section 14). Any slot
+ * mapping is safe: a claim waits for the readers of the slot's last content,
+ * whichever call wrote it, and the algorithms run at depth 1 too.
  *
  * Steps and slots. A collective asks the team for a phase (coll.h: a window of
  * steps of fixed width, whatever the counts), numbers its own steps inside it,
@@ -147,6 +155,12 @@ enum { OSMP__UP = 0, OSMP__DOWN = 1 };
     ((sizeof(struct osmp__region) + OSMP__RING_ALIGN - 1) / OSMP__RING_ALIGN * OSMP__RING_ALIGN)
 
 #define OSMP__MAX_DEPTH 64
+/* The short ring: a call whose blocks are at most OSMP__SHORT_RING_MAX bytes
+ * cycles through the ring's first OSMP__SHORT_RING_SLOTS slots per direction
+ * (select.c run_choice), so such calls touch at most that many pages of the
+ * ring per direction where its messages fit a slot's first page. */
+#define OSMP__SHORT_RING_SLOTS 2
+#define OSMP__SHORT_RING_MAX 4096
 #define OSMP__DEFAULT_DEPTH 8 /* OSMP_PIPELINE_DEPTH=auto without a tune table */
 #define OSMP__SLOT_INLINE (-1) /* the mailbox line's inline area instead of a ring slot */
 /* Mini line i (up to OSMP__MINI_DATA bytes, its own counter) instead of a ring slot. */
@@ -170,7 +184,8 @@ struct osmp__mbox {
     size_t region_size;
     size_t chunk; /* bytes per ring slot */
     size_t stream_min; /* osmp__mb_fill writes this many bytes and more with non-temporal stores */
-    int depth;    /* slots per direction */
+    int ring_depth; /* slots per direction in the region (its layout) */
+    int depth;      /* slots per direction the running call cycles through: ring_depth, or the short ring's */
     uint32_t depth_mask; /* depth - 1 where depth is a power of two (the default), else 0 (osmp__mb_ring) */
     struct osmp__wait_policy wait;
     const pid_t *pids;          /* for liveness checks while waiting */
@@ -223,11 +238,11 @@ static inline char *osmp__mb_slot(const struct osmp__mbox *m, int rank, int dir,
     if (slot == OSMP__SLOT_INLINE) return osmp__mb_chan(m, rank, dir)->inline_data;
     if (OSMP__IS_MINI(slot)) return osmp__mb_region(m, rank)->mini[dir][OSMP__SLOT_MINI(0) - slot].data;
     return (char *)osmp__mb_region(m, rank) + OSMP__RING_OFFSET +
-           ((size_t)dir * (size_t)m->depth + (size_t)slot) * m->chunk;
+           ((size_t)dir * (size_t)m->ring_depth + (size_t)slot) * m->chunk;
 }
 
-/* The ring slot of the k-th chunk a participant writes in one phase. */
-/* The ring's slots per direction (1 .. OSMP__MAX_DEPTH). */
+/* The slots per direction the running call cycles through (1 .. ring_depth):
+ * osmp__mb_ring maps its k-th chunk to one of them. */
 static inline void osmp__mb_set_depth(struct osmp__mbox *m, int depth)
 {
     m->depth = depth;
@@ -384,7 +399,7 @@ static inline char *osmp__mb_claim(struct osmp__mbox *m, int dir, int slot, cons
                                    int signal_dir, uint64_t signal_step)
 {
     struct osmp__slot_rec *rec = slot >= 0                    ? &m->rec[dir][slot]
-                                 : slot == OSMP__SLOT_INLINE ? &m->rec[dir][m->depth]
+                                 : slot == OSMP__SLOT_INLINE ? &m->rec[dir][OSMP__MAX_DEPTH]
                                                              : &m->mini_rec[dir][OSMP__SLOT_MINI(0) - slot];
     for (int i = 0; rec->written && i < rec->nconsumers; i++) /* the usual case: every one known done */
         if (!osmp__seq_reached(osmp__mb_seen(m, rec->consumers[i], rec->dir), rec->seq)) {
@@ -409,7 +424,7 @@ static inline char *osmp__mb_claim(struct osmp__mbox *m, int dir, int slot, cons
 static inline int osmp__mb_claim_ready(struct osmp__mbox *m, int dir, int slot)
 {
     const struct osmp__slot_rec *rec = slot >= 0                    ? &m->rec[dir][slot]
-                                       : slot == OSMP__SLOT_INLINE ? &m->rec[dir][m->depth]
+                                       : slot == OSMP__SLOT_INLINE ? &m->rec[dir][OSMP__MAX_DEPTH]
                                                                    : &m->mini_rec[dir][OSMP__SLOT_MINI(0) - slot];
     for (int i = 0; rec->written && i < rec->nconsumers; i++)
         if (!osmp__mb_poll(m, rec->consumers[i], rec->dir, rec->seq)) return 0;

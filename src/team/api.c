@@ -344,7 +344,7 @@ static int allgatherv(osmp_team_t h, const void *sendbuf, size_t sendcount, void
         return OSMP_ERR_INVALID_ARG;
     /* Every block empty (every rank has the counts): nothing to run, as for a zero count (call). */
     struct osmp__args a = {.count = recvcounts[me], .esize = e, .counts = recvcounts, .displs = displs,
-                           .out = recvbuf, .vector = extent != 0};
+                           .out = recvbuf, .vector = extent != 0, .vector_bound = extent * e};
     a.in = in_place ? (const char *)recvbuf + displs[me] * e : sendbuf;
     return dispatch(t, h, OSMP_COLL_ALLGATHERV, &a, dtype, 0, NULL, 0, p);
 }
@@ -409,6 +409,7 @@ static int reduce_scatter(osmp_team_t h, const void *sendbuf, void *recvbuf, con
         return OSMP_ERR_INVALID_ARG;
     a.count = recvcounts[t->coll.rank];
     a.vector = total != 0; /* every block empty (every rank has the counts): nothing to run (call) */
+    a.vector_bound = total * a.esize; /* (no overflow: checked above) */
     a.in = in_place ? recvbuf : sendbuf;
     /* In place, block r's result lands at the start of rank r's buffer: with
      * unequal counts it may cover input of later blocks not yet reduced (a copy). */

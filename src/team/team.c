@@ -525,8 +525,9 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     t->coll.rank = mb->rank = p->rank;
     t->coll.size = mb->size = p->size;
     mb->chunk = r0->chunk;
-    osmp__mb_set_depth(mb, (int)r0->depth);
-    mb->region_size = osmp__mb_region_bytes(mb->chunk, mb->depth);
+    mb->ring_depth = (int)r0->depth;
+    osmp__mb_set_depth(mb, mb->ring_depth);
+    mb->region_size = osmp__mb_region_bytes(mb->chunk, mb->ring_depth);
     mb->pids = t->pids;
     mb->local = t->local;
     t->check_args = r0->check_args;

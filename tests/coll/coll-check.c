@@ -10,7 +10,7 @@
  * does not need; scan and exscan are checked against the rank-order fold of
  * the ranks before each rank.
  *
- *   osmp-run -n N [--topology F.xml ...] -- coll-check [--threads T] [--level quick|full] [--only reductions]
+ *   osmp-run -n N [--topology F.xml ...] -- coll-check [--threads T] [--level quick|full] [--only reductions|scans]
  *                                                      [--calls blocking|wait|test|persistent]
  *
  * --calls makes every collective call a request instead: osmp_i<op> then
@@ -19,7 +19,8 @@
  * leave the request as MPI says (OSMP_REQUEST_NULL, or inactive).
  *
  * --only reductions checks allreduce and reduce alone (the same counts, roots
- * and pairs), for the runs that force a reduction algorithm: they stay short.
+ * and pairs), --only scans scan and exscan alone, for the runs that force such
+ * an algorithm: they stay short.
  *
  * With --threads T every process starts T threads that form one team (threads
  * of several processes when run under osmp-run with N > 1). Exit status 0 when
@@ -94,7 +95,7 @@ static int complete(int rc, osmp_request_t *q)
 #define osmp_exscan(...) AS_REQUEST(exscan, __VA_ARGS__)
 
 static int level_full;
-static int only_reductions;
+static int only_reductions, only_scans;
 static int nthreads;
 static osmp_team_t world;
 
@@ -949,6 +950,13 @@ static void run_checks(osmp_team_t t)
         size_t count = counts[ci];
         int small = count <= 64;
         if (!level_full && count > 65536) continue;
+        if (only_scans) {
+            if (count != 64 && count <= 65536)
+                for (int d = 0; d < OSMP_DTYPE_COUNT; d++)
+                    for (int op = 0; op < OSMP_OP_COUNT; op++)
+                        if (pick_pair(d, op, ci, count, 1, big_team)) check_scan(t, count, d, op);
+            continue;
+        }
         /* every root for teams up to 11 and counts up to 1000; the ends and the middle otherwise */
         int roots[3] = {0, n - 1, n / 2}, every = n <= 11 && count <= 1000;
         for (int root = 0; root < (every ? n : 3); root++) {
@@ -999,7 +1007,7 @@ static void run_checks(osmp_team_t t)
             }
         }
     }
-    if (!only_reductions) check_null_empty_blocks(t);
+    if (!only_reductions && !only_scans) check_null_empty_blocks(t);
     for (int i = 0; i < 3; i++) EXPECT_OK(osmp_barrier(t));
 }
 
@@ -1033,11 +1041,13 @@ int main(int argc, char **argv)
                 return 2;
             }
         }
-        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc && strcmp(argv[i + 1], "reductions") == 0) {
-            only_reductions = 1;
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc &&
+                 (strcmp(argv[i + 1], "reductions") == 0 || strcmp(argv[i + 1], "scans") == 0)) {
+            only_reductions = argv[i + 1][0] == 'r';
+            only_scans = !only_reductions;
             i++;
         } else {
-            fprintf(stderr, "usage: coll-check [--threads T] [--level quick|full] [--only reductions]\n");
+            fprintf(stderr, "usage: coll-check [--threads T] [--level quick|full] [--only reductions|scans]\n");
             return 2;
         }
     }

@@ -2,7 +2,9 @@
  * mem-check: the team segment's memory grows with use (issue 39). Runs every
  * collective of the public API with messages of up to --small bytes (count x
  * element size; the vector variants' blocks at most that), every result checked
- * exactly (unsigned integers, sums wrap), and measures the /dev/shm pages of the
+ * exactly (unsigned integers, sums wrap); with --per-call every buffer of a
+ * call is at most --small bytes (the blocks of gather, allgather, alltoall and
+ * the like at most --small / N), and measures the /dev/shm pages of the
  * team's segment that exist:
  *   - after creation: at most --max-kib per participant on average (the
  *     team's total at most size x max-kib); after the small calls at most
@@ -86,11 +88,13 @@ static size_t pc(int i, int j, size_t c)
     return vc(i + 2 * j, c);
 }
 
-static void run_small(osmp_team_t t, size_t c, unsigned k)
+/* c elements in the one-block collectives' buffers, b per block in the others'. */
+static void run_small(osmp_team_t t, size_t c, size_t b, unsigned k)
 {
     const osmp_dtype_t d = OSMP_UINT32;
     const size_t N = (size_t)n;
-    uint32_t *in = calloc(N * c + 1, 4), *out = calloc(N * c + 1, 4), *ref = calloc(N * c + 1, 4);
+    size_t most = N * b > c ? N * b : c;
+    uint32_t *in = calloc(most + 1, 4), *out = calloc(most + 1, 4), *ref = calloc(most + 1, 4);
     size_t *cnt = calloc(N, sizeof(size_t)), *dsp = calloc(N, sizeof(size_t));
     size_t *scnt = calloc(N, sizeof(size_t)), *sdsp = calloc(N, sizeof(size_t));
     if (!in || !out || !ref || !cnt || !dsp || !scnt || !sdsp) FAIL("out of memory");
@@ -112,34 +116,34 @@ static void run_small(osmp_team_t t, size_t c, unsigned k)
         if (me == root)
             for (size_t i = 0; i < c; i++) expect("reduce", c, out, i, ref[i]);
         /* gather */
-        OK(osmp_gather(t, in, out, c, d, root));
-        note(t, "gather", c);
+        OK(osmp_gather(t, in, out, b, d, root));
+        note(t, "gather", b);
         if (me == root)
             for (int r = 0; r < n; r++)
-                for (size_t i = 0; i < c; i++) expect("gather", c, out, (size_t)r * c + i, v(r, i, k));
+                for (size_t i = 0; i < b; i++) expect("gather", b, out, (size_t)r * b + i, v(r, i, k));
         /* scatter */
         if (me == root)
             for (int r = 0; r < n; r++)
-                for (size_t i = 0; i < c; i++) in[(size_t)r * c + i] = v(r, i, k + 7);
-        OK(osmp_scatter(t, in, out, c, d, root));
-        note(t, "scatter", c);
-        for (size_t i = 0; i < c; i++) expect("scatter", c, out, i, v(me, i, k + 7));
+                for (size_t i = 0; i < b; i++) in[(size_t)r * b + i] = v(r, i, k + 7);
+        OK(osmp_scatter(t, in, out, b, d, root));
+        note(t, "scatter", b);
+        for (size_t i = 0; i < b; i++) expect("scatter", b, out, i, v(me, i, k + 7));
         /* gatherv, packed in reverse rank order */
         size_t off = 0;
-        for (int r = n - 1; r >= 0; r--) cnt[r] = vc(r, c), dsp[r] = off, off += cnt[r];
+        for (int r = n - 1; r >= 0; r--) cnt[r] = vc(r, b), dsp[r] = off, off += cnt[r];
         for (size_t i = 0; i < cnt[me]; i++) in[i] = v(me, i, k);
         OK(osmp_gatherv(t, in, cnt[me], out, cnt, dsp, d, root));
-        note(t, "gatherv", c);
+        note(t, "gatherv", b);
         if (me == root)
             for (int r = 0; r < n; r++)
-                for (size_t i = 0; i < cnt[r]; i++) expect("gatherv", c, out, dsp[r] + i, v(r, i, k));
+                for (size_t i = 0; i < cnt[r]; i++) expect("gatherv", b, out, dsp[r] + i, v(r, i, k));
         /* scatterv */
         if (me == root)
             for (int r = 0; r < n; r++)
                 for (size_t i = 0; i < cnt[r]; i++) in[dsp[r] + i] = v(r, i, k + 3);
         OK(osmp_scatterv(t, in, cnt, dsp, out, cnt[me], d, root));
-        note(t, "scatterv", c);
-        for (size_t i = 0; i < cnt[me]; i++) expect("scatterv", c, out, i, v(me, i, k + 3));
+        note(t, "scatterv", b);
+        for (size_t i = 0; i < cnt[me]; i++) expect("scatterv", b, out, i, v(me, i, k + 3));
     }
     /* allreduce, scan, exscan */
     for (size_t i = 0; i < c; i++) in[i] = v(me, i, k), ref[i] = 0;
@@ -163,52 +167,52 @@ static void run_small(osmp_team_t t, size_t c, unsigned k)
         expect("exscan", c, out, i, s);
     }
     /* allgather */
-    OK(osmp_allgather(t, in, out, c, d));
-    note(t, "allgather", c);
+    OK(osmp_allgather(t, in, out, b, d));
+    note(t, "allgather", b);
     for (int r = 0; r < n; r++)
-        for (size_t i = 0; i < c; i++) expect("allgather", c, out, (size_t)r * c + i, v(r, i, k));
+        for (size_t i = 0; i < b; i++) expect("allgather", b, out, (size_t)r * b + i, v(r, i, k));
     /* allgatherv, packed in rank order */
     size_t off = 0;
-    for (int r = 0; r < n; r++) cnt[r] = vc(r, c), dsp[r] = off, off += cnt[r];
+    for (int r = 0; r < n; r++) cnt[r] = vc(r, b), dsp[r] = off, off += cnt[r];
     OK(osmp_allgatherv(t, in, cnt[me], out, cnt, dsp, d));
-    note(t, "allgatherv", c);
+    note(t, "allgatherv", b);
     for (int r = 0; r < n; r++)
-        for (size_t i = 0; i < cnt[r]; i++) expect("allgatherv", c, out, dsp[r] + i, v(r, i, k));
+        for (size_t i = 0; i < cnt[r]; i++) expect("allgatherv", b, out, dsp[r] + i, v(r, i, k));
     /* reduce_scatter_block: element j of rank r's input is v(r, j) */
-    for (size_t j = 0; j < N * c; j++) in[j] = v(me, j, k + 1);
-    OK(osmp_reduce_scatter_block(t, in, out, c, d, OSMP_SUM));
-    note(t, "reduce_scatter_block", c);
-    for (size_t i = 0; i < c; i++) {
+    for (size_t j = 0; j < N * b; j++) in[j] = v(me, j, k + 1);
+    OK(osmp_reduce_scatter_block(t, in, out, b, d, OSMP_SUM));
+    note(t, "reduce_scatter_block", b);
+    for (size_t i = 0; i < b; i++) {
         uint32_t s = 0;
-        for (int r = 0; r < n; r++) s += v(r, (size_t)me * c + i, k + 1);
-        expect("reduce_scatter_block", c, out, i, s);
+        for (int r = 0; r < n; r++) s += v(r, (size_t)me * b + i, k + 1);
+        expect("reduce_scatter_block", b, out, i, s);
     }
     /* reduce_scatter: blocks of vc(r) */
     OK(osmp_reduce_scatter(t, in, out, cnt, d, OSMP_SUM));
-    note(t, "reduce_scatter", c);
+    note(t, "reduce_scatter", b);
     for (size_t i = 0; i < cnt[me]; i++) {
         uint32_t s = 0;
         for (int r = 0; r < n; r++) s += v(r, dsp[me] + i, k + 1);
-        expect("reduce_scatter", c, out, i, s);
+        expect("reduce_scatter", b, out, i, s);
     }
     /* alltoall: block j of rank r is v(r * n + j, i) */
     for (int j = 0; j < n; j++)
-        for (size_t i = 0; i < c; i++) in[(size_t)j * c + i] = v(me * n + j, i, k);
-    OK(osmp_alltoall(t, in, out, c, d));
-    note(t, "alltoall", c);
+        for (size_t i = 0; i < b; i++) in[(size_t)j * b + i] = v(me * n + j, i, k);
+    OK(osmp_alltoall(t, in, out, b, d));
+    note(t, "alltoall", b);
     for (int r = 0; r < n; r++)
-        for (size_t i = 0; i < c; i++) expect("alltoall", c, out, (size_t)r * c + i, v(r * n + me, i, k));
-    /* alltoallv: every block at most c, packed */
+        for (size_t i = 0; i < b; i++) expect("alltoall", b, out, (size_t)r * b + i, v(r * n + me, i, k));
+    /* alltoallv: every block at most b, packed */
     size_t so = 0, ro = 0;
     for (int j = 0; j < n; j++) {
-        scnt[j] = pc(me, j, c), sdsp[j] = so, so += scnt[j];
-        cnt[j] = pc(j, me, c), dsp[j] = ro, ro += cnt[j];
+        scnt[j] = pc(me, j, b), sdsp[j] = so, so += scnt[j];
+        cnt[j] = pc(j, me, b), dsp[j] = ro, ro += cnt[j];
         for (size_t i = 0; i < scnt[j]; i++) in[sdsp[j] + i] = v(me * n + j, i, k + 2);
     }
     OK(osmp_alltoallv(t, in, scnt, sdsp, out, cnt, dsp, d));
-    note(t, "alltoallv", c);
+    note(t, "alltoallv", b);
     for (int r = 0; r < n; r++)
-        for (size_t i = 0; i < cnt[r]; i++) expect("alltoallv", c, out, dsp[r] + i, v(r * n + me, i, k + 2));
+        for (size_t i = 0; i < cnt[r]; i++) expect("alltoallv", b, out, dsp[r] + i, v(r * n + me, i, k + 2));
     OK(osmp_barrier(t));
     free(in), free(out), free(ref), free(cnt), free(dsp), free(scnt), free(sdsp);
 }
@@ -237,16 +241,17 @@ int main(int argc, char **argv)
 {
     size_t small = 4096, large = 1 << 20;
     long max_kib = 64, max_small_kib = -1;
-    int report = 0;
+    int report = 0, per_call = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--small") == 0 && i + 1 < argc) small = strtoul(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "--large") == 0 && i + 1 < argc) large = strtoul(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "--max-kib") == 0 && i + 1 < argc) max_kib = strtol(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "--max-small-kib") == 0 && i + 1 < argc) max_small_kib = strtol(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "--report") == 0) report = 1;
+        else if (strcmp(argv[i], "--per-call") == 0) per_call = 1;
         else if (strcmp(argv[i], "--trace") == 0) trace = 1;
         else {
-            fprintf(stderr, "usage: mem-check [--small B] [--large B] [--max-kib K] [--max-small-kib K] [--report] [--trace]\n");
+            fprintf(stderr, "usage: mem-check [--small B] [--large B] [--max-kib K] [--max-small-kib K] [--per-call] [--report] [--trace]\n");
             return 2;
         }
     }
@@ -266,8 +271,10 @@ int main(int argc, char **argv)
     size_t counts[] = {0, 1, 7, 16, 100, 1000, small / 4};
     unsigned k = 1;
     failing_alone = 1;
-    for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++, k += 16)
-        if (counts[ci] * 4 <= small) run_small(t, counts[ci], k);
+    for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++, k += 16) {
+        size_t c = counts[ci], b = per_call && c * 4 * (size_t)n > small ? small / 4 / (size_t)n : c;
+        if (c * 4 <= small) run_small(t, c, b, k);
+    }
     uint64_t after_small = seg_kib(t);
     failing_alone = 0;
     if (max_small_kib < 0) max_small_kib = max_kib;

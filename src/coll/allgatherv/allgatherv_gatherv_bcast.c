@@ -28,6 +28,7 @@ int osmp__allgatherv_gatherv_bcast(osmp__coll_t t, const struct osmp__args *a)
     char *all = packed ? a->out : (char *)(at + n);
     for (size_t r = 0, off = 0; !packed && r < (size_t)n; off += a->counts[r], r++) at[r] = off;
     struct osmp__args g = {.in = a->in, .out = all, .count = a->count, .esize = e, .counts = a->counts, .vector = 1,
+                           .vector_bound = total * e,
                            .displs = packed ? a->displs : at, .root = 0};
     int rc = osmp__run(t, OSMP_COLL_GATHERV, &g); /* 1 */
     struct osmp__args b = {.out = all, .count = total * e, .esize = 1, .root = 0};

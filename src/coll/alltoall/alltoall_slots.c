@@ -55,8 +55,16 @@ static inline __attribute__((always_inline)) int rows(osmp__coll_t t, const stru
     char *own_out = out + osmp__displ2_of(a, me) * e;
     size_t own_bytes = osmp__count_of(a, me) * e;
     int own = !direct && own_bytes && own_out != own_in, row = n <= m->depth;
+    /* Alltoallv runs on the whole ring (no rank knows every count: select.c
+     * run_choice); a block that fits the short ring's slots takes them all the
+     * same, as both its ends know its size. Not in row order, where every slot
+     * of a row must differ (interleaved, any slot a claim waits for was
+     * written at an earlier step: the argument above holds). */
+    int short_blocks = !row && a->vector && !a->vector_bound && m->depth > OSMP__SHORT_RING_SLOTS;
 #define SB(q) slot_bytes(a, part, spart, osmp__count_of(a, q) * e, q, me)
 #define GB(w) slot_bytes(a, part, spart, osmp__count2_of(a, w) * e, w, me)
+#define RING(k, b) \
+    (short_blocks && (b) <= OSMP__SHORT_RING_MAX ? (int)((k) % OSMP__SHORT_RING_SLOTS) : osmp__mb_ring(m, k))
 #define OFF (sub->c * chunk)
 #define MINE (sub->c * (uint64_t)n + (uint64_t)me)
     OSMP__CO_BEGIN(R, sub);
@@ -74,11 +82,11 @@ static inline __attribute__((always_inline)) int rows(osmp__coll_t t, const stru
         for (sub->i = 0; sub->i < n; sub->i++) {
             if (sub->i != me && OFF < SB(sub->i)) { /* 1 */
                 OSMP__AWAIT_CLAIM(R, sub, m, OSMP__DOWN,
-                                  osmp__mb_ring(m, first + sub->c * (uint64_t)n + (uint64_t)sub->i));
+                                  RING(first + sub->c * (uint64_t)n + (uint64_t)sub->i, SB(sub->i)));
                 uint64_t k = sub->c * (uint64_t)n + (uint64_t)sub->i, s = base + 1 + k;
                 size_t sb = SB(sub->i), off = OFF, len = sb - off < chunk ? sb - off : chunk;
                 char *dst =
-                    osmp__mb_claim(m, OSMP__DOWN, osmp__mb_ring(m, first + k), &sub->i, 1, OSMP__UP, s);
+                    osmp__mb_claim(m, OSMP__DOWN, RING(first + k, sb), &sub->i, 1, OSMP__UP, s);
                 if (!dst) return m->failed;
                 osmp__stage(t, dst, in + osmp__displ_of(a, sub->i) * e + off, len);
                 osmp__trace_copy(t, me, me, len);
@@ -94,7 +102,7 @@ static inline __attribute__((always_inline)) int rows(osmp__coll_t t, const stru
                 if (sub->j == me || OFF >= GB(sub->j)) continue;
                 OSMP__AWAIT(R, sub, m, sub->j, OSMP__DOWN, base + 1 + MINE);
                 size_t gb = GB(sub->j), off = OFF, len = gb - off < chunk ? gb - off : chunk;
-                const char *src = osmp__mb_slot(m, sub->j, OSMP__DOWN, osmp__mb_ring(m, first + MINE));
+                const char *src = osmp__mb_slot(m, sub->j, OSMP__DOWN, RING(first + MINE, gb));
                 memcpy(out + osmp__displ2_of(a, sub->j) * e + off, src, len);
                 osmp__trace_copy(t, sub->j, me, len);
             }
@@ -106,6 +114,7 @@ static inline __attribute__((always_inline)) int rows(osmp__coll_t t, const stru
 #undef GB
 #undef OFF
 #undef MINE
+#undef RING
     OSMP__CO_END(R, sub);
     return OSMP_OK;
 }

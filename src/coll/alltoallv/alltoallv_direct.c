@@ -14,9 +14,9 @@
 
 /*
  * Direct alltoallv protocol. My mailbox line has part = OSMP_INLINE_MAX / (n -
- * 1) bytes for each other rank q, at (q - (q > me)) * part, and the ring slot
- * every rank takes for the call (osmp__slots_take) spart = chunk / (n - 1)
- * bytes, at (q - (q > me)) * spart; osmp__pair_path (coll.h) names each
+ * 1) bytes for each other rank q, at (q - (q > me)) * part, and ring slot d
+ * (d below; the call's rows take theirs with osmp__slots_take) spart = chunk /
+ * (n - 1) bytes, at (q - (q > me)) * spart; osmp__pair_path (coll.h) names each
  * block's path from its size, and a block copied once has its address in the
  * line's part, or in the slot's where the part is too small (teams of 8 and
  * more: osmp__once_in_line). Steps: the rows from base + 1, then s = base +
@@ -103,7 +103,10 @@ static inline __attribute__((always_inline)) int alltoallv_direct(osmp__coll_t t
     co->base = osmp__phase_only(t);
     co->x.s = co->base + OSMP__PHASE_STEPS - 2;
     co->slots = osmp__slots_take(t, (uint64_t)n);
-    co->x.slot = osmp__mb_ring(m, osmp__slots_take(t, 1));
+    /* The parts' slot alternates as line d does (the short ring's two slots,
+     * mailbox.h): a new slot per call would touch every slot's pages in time,
+     * as the parts spread over the slot. */
+    co->x.slot = m->ring_depth > 1 ? co->x.d : 0;
     co->bits = 0; /* published */
     if (rows) osmp__settle_owed(t, 0);
     if (rows) /* 1 */
