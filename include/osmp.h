@@ -425,13 +425,29 @@ typedef enum {
     OSMP_UINT64,
     OSMP_FLOAT,
     OSMP_DOUBLE,
+    OSMP_FLOAT16,  /* IEEE 754 binary16 (half), 2 bytes */
+    OSMP_BFLOAT16, /* bfloat16: binary32's upper 16 bits, 2 bytes */
     OSMP_DTYPE_COUNT
 } osmp_dtype_t;
 
 /* Integer sums and products wrap around; LAND/LOR/LXOR give 0 or 1 (except where
  * a scan passes one contribution on as it is, as MPI does: osmp_scan at rank 0,
- * osmp_exscan at rank 1); bitwise and logical operations on FLOAT/DOUBLE fail
- * with OSMP_ERR_TYPE. */
+ * osmp_exscan at rank 1); bitwise and logical operations on floating point
+ * types fail with OSMP_ERR_TYPE.
+ *
+ * FLOAT16 and BFLOAT16: every combine of two elements converts both to binary32,
+ * operates there, and rounds the result to the 16-bit type, to nearest even
+ * (MIN and MAX choose an operand; a NaN that SUM or PROD makes is the positive
+ * quiet NaN; a signalling NaN comes out quiet). Partial results travel between
+ * participants as 16-bit values, so a reduction over n participants rounds at
+ * each of its n - 1 combines, not once at the end: the partials take half the
+ * bytes binary32 ones would on every hop, and the error of sums stays within 2
+ * units in the last place of the sum of the inputs' magnitudes at 8 to 256
+ * participants (docs/measurements.md section 16 has both choices measured).
+ * The order of combination follows the team's plan and the algorithm the
+ * selection runs for that size, so the same inputs on the same placement give
+ * the same bits every run; the vector paths (F16C, AVX-512) and the scalar one
+ * give the same bits. */
 typedef enum {
     OSMP_SUM = 0,
     OSMP_PROD,

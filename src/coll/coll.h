@@ -31,6 +31,16 @@ int osmp__reduce_fn_get(osmp_dtype_t dtype, osmp_op_t op, osmp__reduce_fn *fn);
 /* The same kernel writing a third array: out[i] = a[i] op b[i] (op.c). */
 typedef void (*osmp__reduce_fn3)(void *out, const void *a, const void *b, size_t n);
 int osmp__reduce_fns_get(osmp_dtype_t dtype, osmp_op_t op, osmp__reduce_fn *fn, osmp__reduce_fn3 *fn3);
+/* 16-bit floating point (op_half.c): the kernels of one instruction set
+ * (OSMP__HALF_*; -1: the best this CPU has), every one giving the same bits;
+ * fn3 may be NULL. OSMP_ERR_TYPE for an operation other than SUM, PROD, MIN,
+ * MAX; OSMP_ERR_INVALID_ARG for an instruction set the CPU lacks. */
+enum { OSMP__HALF_SCALAR, OSMP__HALF_AVX2, OSMP__HALF_AVX512, OSMP__HALF_ISAS };
+int osmp__half_fns(osmp_dtype_t d, osmp_op_t op, int isa, osmp__reduce_fn *fn, osmp__reduce_fn3 *fn3);
+int osmp__half_isa_supported(int isa);
+int osmp__half_isa(void); /* the one osmp__reduce_fns_get gives */
+float osmp__f16_to_f32(uint16_t h);
+uint16_t osmp__f32_to_f16(float f);
 /* A team of one folds nothing: make its lone contribution to a logical operation 0 or 1 too. */
 void osmp__reduce_alone_logical(void *buf, size_t count, size_t esize, osmp_op_t op, osmp__reduce_fn fn);
 static inline void osmp__reduce_alone(void *buf, size_t count, size_t esize, osmp_op_t op, osmp__reduce_fn fn)

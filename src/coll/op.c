@@ -11,7 +11,7 @@ const char osmp_in_place_marker = 0;
 
 size_t osmp_dtype_size(osmp_dtype_t d)
 {
-    static const size_t sizes[OSMP_DTYPE_COUNT] = {1, 2, 4, 8, 1, 2, 4, 8, sizeof(float), sizeof(double)};
+    static const size_t sizes[OSMP_DTYPE_COUNT] = {1, 2, 4, 8, 1, 2, 4, 8, sizeof(float), sizeof(double), 2, 2};
     return (int)d >= 0 && d < OSMP_DTYPE_COUNT ? sizes[d] : 0;
 }
 
@@ -79,17 +79,17 @@ static const osmp__reduce_fn3 kernels3[OSMP_DTYPE_COUNT][OSMP_OP_COUNT] = KERNEL
 
 int osmp__reduce_fn_get(osmp_dtype_t d, osmp_op_t op, osmp__reduce_fn *fn)
 {
-    if ((int)d < 0 || d >= OSMP_DTYPE_COUNT || (int)op < 0 || op >= OSMP_OP_COUNT) return OSMP_ERR_INVALID_ARG;
-    if (!kernels[d][op]) return OSMP_ERR_TYPE;
-    *fn = kernels[d][op];
-    return OSMP_OK;
+    return osmp__reduce_fns_get(d, op, fn, NULL);
 }
 
 int osmp__reduce_fns_get(osmp_dtype_t d, osmp_op_t op, osmp__reduce_fn *fn, osmp__reduce_fn3 *fn3)
 {
-    int rc = osmp__reduce_fn_get(d, op, fn);
-    if (!rc) *fn3 = kernels3[d][op];
-    return rc;
+    if ((int)d < 0 || d >= OSMP_DTYPE_COUNT || (int)op < 0 || op >= OSMP_OP_COUNT) return OSMP_ERR_INVALID_ARG;
+    if (d == OSMP_FLOAT16 || d == OSMP_BFLOAT16) return osmp__half_fns(d, op, -1, fn, fn3); /* op_half.c */
+    if (!kernels[d][op]) return OSMP_ERR_TYPE;
+    *fn = kernels[d][op];
+    if (fn3) *fn3 = kernels3[d][op];
+    return OSMP_OK;
 }
 
 void osmp__reduce_alone_logical(void *buf, size_t count, size_t esize, osmp_op_t op, osmp__reduce_fn fn)

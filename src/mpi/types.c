@@ -29,10 +29,11 @@ enum kind {
     C_INT,   /* a C integer: every operation */
     F_INT,   /* a Fortran INTEGER: no logical operations (MPI defines them on LOGICAL) */
     FLOATING, /* float or double by size: arithmetic and MIN/MAX */
+    HALF,    /* 16-bit floating point, the type given by is_signed (OSMP_FLOAT16 / OSMP_BFLOAT16) */
     MOVE,    /* only moves */
 };
 
-static void add_known(MPI_Datatype dt, enum kind kind, int is_signed)
+static void add_known(MPI_Datatype dt, enum kind kind, int is_signed /* HALF: its osmp_dtype_t */)
 {
     int size;
     if (dt == MPI_DATATYPE_NULL || nknown == (int)(sizeof(known) / sizeof(known[0])) ||
@@ -45,6 +46,9 @@ static void add_known(MPI_Datatype dt, enum kind kind, int is_signed)
         ops = OPS_ARITH | OPS_BITWISE | (kind == C_INT ? OPS_LOGICAL : 0);
     } else if (kind == FLOATING && (size == (int)sizeof(float) || size == (int)sizeof(double))) {
         odt = size == (int)sizeof(float) ? OSMP_FLOAT : OSMP_DOUBLE;
+        ops = OPS_ARITH;
+    } else if (kind == HALF && size == 2) {
+        odt = is_signed;
         ops = OPS_ARITH;
     }
     known[nknown].dt = dt;
@@ -92,6 +96,13 @@ void osmp__mpi_types_init(void)
     add_known(MPI_DOUBLE_PRECISION, FLOATING, 1);
     add_known(MPI_LOGICAL, MOVE, 0);
     add_known(MPI_CHARACTER, MOVE, 0);
+    /* MPICH's 16-bit floating point extensions, where the library has them */
+#ifdef MPIX_C_FLOAT16
+    add_known(MPIX_C_FLOAT16, HALF, OSMP_FLOAT16);
+#endif
+#ifdef MPIX_BFLOAT16
+    add_known(MPIX_BFLOAT16, HALF, OSMP_BFLOAT16);
+#endif
 }
 
 /* The entry of a known datatype, or -1. A program reduces one or two datatypes

@@ -121,13 +121,18 @@ static osmp_team_t world;
         if (rc_ != OSMP_OK) FAIL("%s: %s returned %s", what, #call, osmp_status_name(rc_));                  \
     } while (0)
 
-static const char *const dtype_names[] = {"int8",   "int16",  "int32",  "int64", "uint8",
-                                          "uint16", "uint32", "uint64", "float", "double"};
+static const char *const dtype_names[] = {"int8",   "int16",  "int32",  "int64",   "uint8",   "uint16",
+                                          "uint32", "uint64", "float", "double", "float16", "bfloat16"};
 static const char *const op_names[] = {"sum", "prod", "min", "max", "land", "lor", "lxor", "band", "bor", "bxor"};
+
+static int is_half(osmp_dtype_t d)
+{
+    return d == OSMP_FLOAT16 || d == OSMP_BFLOAT16;
+}
 
 static int is_float(osmp_dtype_t d)
 {
-    return d == OSMP_FLOAT || d == OSMP_DOUBLE;
+    return d == OSMP_FLOAT || d == OSMP_DOUBLE || is_half(d);
 }
 
 static int is_signed(osmp_dtype_t d)
@@ -176,17 +181,42 @@ static void put_int(osmp_dtype_t d, void *p, size_t i, uint64_t v)
     }
 }
 
+/* 16-bit floats: the compiler's _Float16, and bfloat16 as binary32's upper half rounded to nearest even
+ * (the values the checks use are exact in both: no rounding happens). */
+static double bf16_get(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static uint16_t bf16_put(double v)
+{
+    float f = (float)v;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (uint16_t)((u + 0x7fffu + (u >> 16 & 1u)) >> 16);
+}
+
 static double get_f(osmp_dtype_t d, const void *p, size_t i)
 {
-    return d == OSMP_FLOAT ? ((const float *)p)[i] : ((const double *)p)[i];
+    switch (d) {
+    case OSMP_FLOAT: return ((const float *)p)[i];
+    case OSMP_FLOAT16: return (double)((const _Float16 *)p)[i];
+    case OSMP_BFLOAT16: return bf16_get(((const uint16_t *)p)[i]);
+    default: return ((const double *)p)[i];
+    }
 }
 
 static void put_f(osmp_dtype_t d, void *p, size_t i, double v)
 {
-    if (d == OSMP_FLOAT)
-        ((float *)p)[i] = (float)v;
-    else
-        ((double *)p)[i] = v;
+    switch (d) {
+    case OSMP_FLOAT: ((float *)p)[i] = (float)v; break;
+    case OSMP_FLOAT16: ((_Float16 *)p)[i] = (_Float16)v; break;
+    case OSMP_BFLOAT16: ((uint16_t *)p)[i] = bf16_put(v); break;
+    default: ((double *)p)[i] = v; break;
+    }
 }
 
 /* Input elements first .. first+count-1 of `rank` for an operation (salt separates calls). */
@@ -194,7 +224,12 @@ static void fill(osmp_dtype_t d, osmp_op_t op, void *buf, size_t first, size_t c
 {
     for (size_t i = 0; i < count; i++) {
         uint64_t h = mix(salt * 0x100000001b3ULL + (uint64_t)rank * 1000003ULL + first + i);
-        if (is_float(d)) /* full mantissas (a random fraction): sums round differently in another order, so
+        if (is_half(d)) /* integers whose sums and products over 256 ranks stay exact in both (bfloat16: up to
+                           256); MIN and MAX exact on any value: fractions too */
+            put_f(d, buf, i, op == OSMP_PROD ? (h % 5 == 0 ? -1.0 : 1.0)
+                             : op == OSMP_SUM ? (double)((int)(h % 3) - 1)
+                                              : (double)((int)(h % 2001) - 1000) / 8.0);
+        else if (is_float(d)) /* full mantissas (a random fraction): sums round differently in another order, so
                             check_identical sees a participant that combined in its own order */
             put_f(d, buf, i, op == OSMP_PROD ? 1.0 + (double)((int)(h % 17) - 8) / 64.0
                                               : (double)((int)(h % 2001) - 1000) / 8.0 + (double)(h >> 11) * 0x1p-53);
@@ -295,7 +330,11 @@ static void compare(osmp_team_t t, const char *what, osmp_dtype_t d, osmp_op_t o
 {
     size_t e = osmp_dtype_size(d);
     for (size_t i = 0; i < count; i++) {
-        if (is_float(d)) {
+        if (is_half(d)) { /* exact inputs (fill): every order gives the same bits */
+            if (memcmp((const char *)got + i * e, (const char *)want + i * e, e) != 0)
+                FAIL("%s %s %s count %zu: element %zu is %.17g, expected %.17g", what, dtype_names[d], op_names[op],
+                     whole, first + i, get_f(d, got, i), get_f(d, want, i));
+        } else if (is_float(d)) {
             double g = get_f(d, got, i), w = get_f(d, want, i);
             /* rounding of n inputs below 126 in magnitude, in any order: about n ulps of 126 */
             double n = osmp_team_size(t), ulp126 = d == OSMP_FLOAT ? 0x1p-17 : 0x1p-46;

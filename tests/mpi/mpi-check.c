@@ -40,7 +40,7 @@ struct dt {
     const char *name;
     int size, is_float, is_signed;
 };
-static struct dt dts[10];
+static struct dt dts[12];
 static int ndts;
 
 static void init_dts(void)
@@ -54,9 +54,13 @@ static void init_dts(void)
                      {MPI_UINT64_T, "MPI_UINT64_T", 8, 0, 0},
                      {MPI_LONG_LONG, "MPI_LONG_LONG", sizeof(long long), 0, 1},
                      {MPI_FLOAT, "MPI_FLOAT", sizeof(float), 1, 1},
-                     {MPI_DOUBLE, "MPI_DOUBLE", sizeof(double), 1, 1}};
+                     {MPI_DOUBLE, "MPI_DOUBLE", sizeof(double), 1, 1},
+#ifdef MPIX_C_FLOAT16 /* MPICH's, OSMP_FLOAT16 in libosmp_mpi */
+                     {MPIX_C_FLOAT16, "MPIX_C_FLOAT16", 2, 1, 1},
+#endif
+    };
     memcpy(dts, d, sizeof(d));
-    ndts = 10;
+    ndts = (int)(sizeof(d) / sizeof(d[0]));
 }
 
 static MPI_Op ops[10];
@@ -73,7 +77,9 @@ static void fill(const struct dt *d, int op, void *buf, int count, int rank, uin
 {
     for (int i = 0; i < count; i++) {
         uint64_t h = mix(salt * 1000003 + (uint64_t)rank * 7919 + (uint64_t)i);
-        if (d->is_float) {
+        if (d->is_float && d->size == 2) { /* small integers: every order of combination gives the same bits */
+            ((_Float16 *)buf)[i] = (_Float16)(op == 1 ? (h % 5 ? 1 : -1) : (int)(h % 17) - 8);
+        } else if (d->is_float) {
             double v = op == 1 ? 1.0 + (double)((int)(h % 9) - 4) / 32.0 : (double)((int)(h % 2001) - 1000) / 8.0;
             if (d->size == 4) ((float *)buf)[i] = (float)v;
             else ((double *)buf)[i] = v;
@@ -89,7 +95,7 @@ static void fill(const struct dt *d, int op, void *buf, int count, int rank, uin
 static void compare(const struct dt *d, const void *got, const void *want, int count, const char *what)
 {
     for (int i = 0; i < count; i++) {
-        if (d->is_float) {
+        if (d->is_float && d->size != 2) {
             double g = d->size == 4 ? ((const float *)got)[i] : ((const double *)got)[i];
             double w = d->size == 4 ? ((const float *)want)[i] : ((const double *)want)[i];
             double tol = (d->size == 4 ? 1e-5 : 1e-12) * (fabs(w) > 1 ? fabs(w) : 1);
@@ -151,6 +157,20 @@ static int pseudo_nodes;
 /* Counts every check walks: none, one, odd, several chunks, 1 MiB + 3. */
 static const int counts[] = {0, 1, 7, 1000, 65537, (1 << 20) + 3};
 
+/* MPIX_C_FLOAT16's reference: the small integers fill gives, combined exactly. */
+static void half_reference(const struct dt *d, int op, void *want, int count, int n, uint64_t call)
+{
+    _Float16 *row = malloc((size_t)count * 2 + 8), *w = want;
+    for (int r = 0; r < n; r++) {
+        fill(d, op, row, count, r, call);
+        for (int i = 0; i < count; i++) {
+            float a = w[i], b = row[i];
+            w[i] = r == 0 ? row[i] : (_Float16)(op == 0 ? a + b : op == 1 ? a * b : op == 2 ? (b < a ? b : a) : (b > a ? b : a));
+        }
+    }
+    free(row);
+}
+
 static void check_reductions(MPI_Comm comm, const char *cname, int count_limit)
 {
     int rank, n;
@@ -163,12 +183,17 @@ static void check_reductions(MPI_Comm comm, const char *cname, int count_limit)
             for (int op = 0; op < 10; op++) {
                 const struct dt *d = &dts[di];
                 if (d->is_float && op >= 4) continue;
+                /* MPICH 4.0.2's own reductions on MPIX_C_FLOAT16 fail an assertion (yaksa's pack): checked where
+                 * OSMP alone reduces, against a reference made here */
+                int half = d->is_float && d->size == 2;
+                if (half && (!osmp_active || pseudo_nodes > 1)) continue;
                 if (count > 1000 && !((di == 0 || di == 9) && op == 0) && !(di == 3 && op == 0 && count < 100000)) continue;
                 salt++;
                 size_t bytes = (size_t)count * (size_t)d->size + 8;
                 char *in = malloc(bytes), *got = malloc(bytes), *want = malloc(bytes);
                 fill(d, op, in, count, rank, salt);
-                PMPI_Allreduce(in, want, count, d->t, ops[op], comm);
+                if (half) half_reference(d, op, want, count, n, salt);
+                else PMPI_Allreduce(in, want, count, d->t, ops[op], comm);
                 if (!d->is_float) {
                     char *plain = malloc(bytes);
                     int_reference(d, op, plain, count, n, salt);

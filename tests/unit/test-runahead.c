@@ -329,6 +329,14 @@ static void *pair_participant(void *arg)
                 switch (d) {
                 case OSMP_FLOAT: ((float *)din[index])[i] = (float)v; break;
                 case OSMP_DOUBLE: ((double *)din[index])[i] = (double)v; break;
+                case OSMP_FLOAT16: ((_Float16 *)din[index])[i] = (_Float16)v; break;
+                case OSMP_BFLOAT16: { /* integers below 256: binary32's upper half exactly */
+                    float f = (float)v;
+                    uint32_t u;
+                    memcpy(&u, &f, 4);
+                    ((uint16_t *)din[index])[i] = (uint16_t)(u >> 16);
+                    break;
+                }
                 default: memcpy(din[index] + i * e, &v, e); break; /* little-endian: the low bytes */
                 }
             }
@@ -341,6 +349,14 @@ static void *pair_participant(void *arg)
                 switch (d) {
                 case OSMP_FLOAT: got = (long)((float *)dout)[i]; break;
                 case OSMP_DOUBLE: got = (long)((double *)dout)[i]; break;
+                case OSMP_FLOAT16: got = (long)((_Float16 *)dout)[i]; break;
+                case OSMP_BFLOAT16: {
+                    uint32_t u = (uint32_t)((uint16_t *)dout)[i] << 16;
+                    float f;
+                    memcpy(&f, &u, 4);
+                    got = (long)f;
+                    break;
+                }
                 default: memcpy(&got, dout + i * e, e); break;
                 }
                 CHECK(got == want);
