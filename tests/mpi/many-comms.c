@@ -8,7 +8,10 @@
  *    communicators are alive;
  *  - resident memory grows by less than --rss-bound KiB (default 16 MiB) between the first checkpoint and
  *    the last (0: not checked; under AddressSanitizer freed memory waits in its quarantine);
+ *  - /dev/shm holds at most --shm-bound KiB (default 64 MiB) more than after MPI_Init at every checkpoint
+ *    (every process's segments together: tmpfs's own count);
  *  - with --expect-osmp, calls ran on OSMP; with --expect-capped, some went to MPI.
+ * --live N: up to N communicators alive at once (default 40).
  * Every rank draws the same random sequence, so the creations and frees are collective.
  */
 #define _GNU_SOURCE
@@ -18,9 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
-#define POOL 40 /* live communicators at most: far below the MPI libraries' context ids */
 
 static int rank, size, failures;
 
@@ -71,6 +74,14 @@ static int mapped_segments(void)
     return n;
 }
 
+/* KiB in use in /dev/shm, whoever holds them */
+static long shm_used_kib(void)
+{
+    struct statvfs v;
+    if (statvfs("/dev/shm", &v)) return 0;
+    return (long)((v.f_blocks - v.f_bfree) * (unsigned long)v.f_frsize / 1024);
+}
+
 static long rss_kib(void)
 {
     FILE *f = fopen("/proc/self/status", "r");
@@ -102,15 +113,19 @@ static void use(MPI_Comm c, int iter)
 int main(int argc, char **argv)
 {
     int creations = 10000, max_teams = 8, expect_osmp = 0, expect_capped = 0;
-    long rss_bound = 16 * 1024;
+    int POOL = 40; /* live communicators at most: far below the MPI libraries' context ids */
+    long rss_bound = 16 * 1024, shm_bound = 64 * 1024;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--creations") == 0 && i + 1 < argc) creations = atoi(argv[++i]);
         else if (strcmp(argv[i], "--max-teams") == 0 && i + 1 < argc) max_teams = atoi(argv[++i]);
         else if (strcmp(argv[i], "--rss-bound") == 0 && i + 1 < argc) rss_bound = atol(argv[++i]);
+        else if (strcmp(argv[i], "--shm-bound") == 0 && i + 1 < argc) shm_bound = atol(argv[++i]);
+        else if (strcmp(argv[i], "--live") == 0 && i + 1 < argc) POOL = atoi(argv[++i]);
         else if (strcmp(argv[i], "--expect-osmp") == 0) expect_osmp = 1;
         else if (strcmp(argv[i], "--expect-capped") == 0) expect_capped = 1;
         else {
-            fprintf(stderr, "usage: many-comms [--creations N] [--max-teams N] [--rss-bound KIB] [--expect-osmp] [--expect-capped]\n");
+            fprintf(stderr, "usage: many-comms [--creations N] [--live N] [--max-teams N] [--rss-bound KIB] [--shm-bound KIB] "
+                            "[--expect-osmp] [--expect-capped]\n");
             return 2;
         }
     }
@@ -118,9 +133,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int (*stat)(const char *, long *, long *) = (int (*)(const char *, long *, long *))dlsym(RTLD_DEFAULT, "osmp_mpi_stat");
-    MPI_Comm pool[POOL];
+    if (POOL < 1) POOL = 1;
+    MPI_Comm *pool = malloc(sizeof(MPI_Comm) * (size_t)POOL);
     int live = 0, created = 0, most_live = 0;
-    long rss_first = -1, rss_last = -1;
+    long rss_first = -1, rss_last = -1, shm_base = shm_used_kib(), shm_most = 0;
     for (int it = 1; created < creations; it++) {
         if (live < POOL && (live == 0 || draw(100) < 55)) {
             MPI_Comm c, parent = live && draw(2) ? pool[draw((unsigned)live)] : MPI_COMM_WORLD;
@@ -150,9 +166,14 @@ int main(int argc, char **argv)
             CHECK(teams <= max_teams, "iteration %d: libosmp_mpi holds %ld teams (bound %d)", it, teams, max_teams);
             rss_last = rss_kib();
             if (rss_first < 0) rss_first = rss_last;
+            long shm = shm_used_kib() - shm_base;
+            if (shm > shm_most) shm_most = shm;
+            CHECK(shm <= shm_bound, "iteration %d: /dev/shm holds %ld KiB more than at the start (bound %ld) with %d "
+                  "communicators", it, shm, shm_bound, live);
         }
     }
     for (int i = 0; i < live; i++) MPI_Comm_free(&pool[i]);
+    free(pool);
     CHECK(!rss_bound || rss_last - rss_first < rss_bound, "resident memory grew by %ld KiB over %d creations",
           rss_last - rss_first, created);
     long acc = 0, through = 0, teams = 0, made = 0;
@@ -164,7 +185,8 @@ int main(int argc, char **argv)
     CHECK(!expect_capped || (stat && through > 0), "no allreduce went to MPI at the team cap");
     if (rank == 0)
         printf("many-comms: %d communicators created (at most %d alive), %ld teams created, RSS %+ld KiB, "
-               "allreduce %ld on OSMP %ld to MPI\n", created, most_live, made, rss_last - rss_first, acc, through);
+               "/dev/shm at most %+ld KiB, allreduce %ld on OSMP %ld to MPI\n", created, most_live, made,
+               rss_last - rss_first, shm_most, acc, through);
     int all;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Finalize();
