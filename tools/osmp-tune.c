@@ -162,6 +162,7 @@ struct cand {
     char name[24]; /* as a tune row names it */
     char *table;      /* its tune table (malloc) */
     osmp_team_t team; /* NULL: the MPI library */
+    int skip;         /* not raced at this size (runs_itself) */
     double t[64];     /* per round */
 };
 
@@ -199,10 +200,21 @@ static double median(const double *v, int n)
 /* The index of the candidate with the lowest median after r rounds. */
 static int best_after(const struct cand *cs, int nc, int r)
 {
-    int best = 0;
-    for (int k = 1; k < nc; k++)
-        if (median(cs[k].t, r) < median(cs[best].t, r)) best = k;
+    int best = -1;
+    for (int k = 0; k < nc; k++)
+        if (!cs[k].skip && (best < 0 || median(cs[k].t, r) < median(cs[best].t, r))) best = k;
     return best;
+}
+
+/* Does the candidate's team run the candidate at this size? An algorithm that
+ * ends at a size (direct at its line or slot) passes larger calls to the next
+ * row: timing it there would time that one, and a table naming it there would
+ * not run it. The same answer on every rank (the same table, the same team). */
+static int runs_itself(const struct cand *x, osmp_coll_t c, size_t bytes)
+{
+    struct osmp_choice ch;
+    if (!x->team || osmp_team_choice(x->team, c, bytes, &ch)) return 1;
+    return strcmp(ch.name, x->name) == 0;
 }
 
 /* Rounds over the candidates at one size until the best is settled; its index. */
@@ -210,6 +222,7 @@ static int race(struct cand *cs, int nc, osmp_coll_t c, size_t bytes, const char
 {
     int it = 1;
     for (int k = 0; k < nc; k++) { /* warm up each (first touch of its buffers); the batch size from the slowest */
+        if (cs[k].skip) continue;
         call(cs[k].team, c, bytes);
         double one = batch(cs[k].team, c, bytes, 1);
         int want = one > 0 ? (int)(2e-3 / one) : 200;
@@ -219,7 +232,7 @@ static int race(struct cand *cs, int nc, osmp_coll_t c, size_t bytes, const char
     for (; r < max_rounds; r++) {
         for (int j = 0; j < nc; j++) {
             int k = (j + r) % nc;
-            cs[k].t[r] = batch(cs[k].team, c, bytes, it);
+            if (!cs[k].skip) cs[k].t[r] = batch(cs[k].team, c, bytes, it);
         }
         int b = best_after(cs, nc, r + 1);
         streak = b == last ? streak + 1 : 1;
@@ -262,14 +275,16 @@ static void bytes_word(char *buf, size_t len, uint64_t b)
 }
 
 /* The winner's rows of one collective, merged into bands. */
-static void emit_bands(osmp_coll_t c, const size_t *sizes, const int *win, int ns, struct cand *cs,
-                       char *rows, size_t rows_len)
+static void emit_bands(osmp_coll_t c, const size_t *sizes, const int *win, const size_t *upto, int ns,
+                       struct cand *cs, char *rows, size_t rows_len)
 {
     uint64_t lo = 0;
     size_t at = 0;
     for (int i = 0; i < ns; i++) {
         if (i + 1 < ns && win[i + 1] == win[i]) continue;
         uint64_t hi = i + 1 < ns ? (uint64_t)sqrt((double)sizes[i] * (double)sizes[i + 1]) : UINT64_MAX;
+        /* where the winner ends (its own limit, not a size class's: runs_itself), the next band begins */
+        if (upto[i] < hi && !runs_itself(&cs[win[i]], c, (size_t)hi)) hi = upto[i];
         if (hi < lo) hi = lo;
         char l[24], h[24];
         bytes_word(l, sizeof(l), lo);
@@ -448,6 +463,7 @@ int main(int argc, char **argv)
     t_start = now();
     static char all_rows[1 << 15];
     int win[32];
+    size_t upto[32];
     for (int c = 0; c < OSMP_COLL_COUNT; c++) {
         if (!want[c]) continue;
         int nc = candidates((osmp_coll_t)c, cs);
@@ -459,15 +475,22 @@ int main(int argc, char **argv)
         for (int i = 0; i < n; i++) {
             char what[64];
             snprintf(what, sizeof(what), "%s %zu B", osmp_coll_name((osmp_coll_t)c), sz[i]);
+            for (int k = 0; k < nc; k++) cs[k].skip = !runs_itself(&cs[k], (osmp_coll_t)c, sz[i]);
             win[i] = nc == 1 ? 0 : race(cs, nc, (osmp_coll_t)c, sz[i], what);
+            struct osmp_choice ch;
+            upto[i] = cs[win[i]].team && !osmp_team_choice(cs[win[i]].team, (osmp_coll_t)c, sz[i], &ch) ? ch.hi
+                                                                                                        : SIZE_MAX;
             if (rank == 0 && getenv("OSMP_TUNE_VERBOSE")) {
                 fprintf(stderr, "\n%s:", what);
-                for (int k = 0; k < nc; k++) fprintf(stderr, " %s %.2f us", cs[k].name, 1e6 * median(cs[k].t, 3));
+                for (int k = 0; k < nc; k++)
+                    if (cs[k].skip) fprintf(stderr, " %s (not at this size)", cs[k].name);
+                    else fprintf(stderr, " %s %.2f us", cs[k].name, 1e6 * median(cs[k].t, 3));
                 fprintf(stderr, "\n");
             }
+            for (int k = 0; k < nc; k++) cs[k].skip = 0;
         }
         char rows[4096];
-        emit_bands((osmp_coll_t)c, sz, win, n, cs, rows, sizeof(rows));
+        emit_bands((osmp_coll_t)c, sz, win, upto, n, cs, rows, sizeof(rows));
         strncat(all_rows, rows, sizeof(all_rows) - strlen(all_rows) - 1);
         close_teams(cs, nc);
     }

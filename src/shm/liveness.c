@@ -9,6 +9,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
+#include <string.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -94,4 +96,42 @@ int osmp__pid_exited(pid_t pid)
     int gone = exited(pid, (int)fd);
     if (fd >= 0) close((int)fd);
     return gone;
+}
+
+/* When the process now holding pid started, in seconds since the epoch (-1:
+ * unknown): /proc/PID/stat's start time (field 22, clock ticks after boot)
+ * plus the boot time of /proc/stat. */
+static double started_at(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')'); /* the command may hold spaces and parentheses */
+    unsigned long long ticks = 0;
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+                     &ticks) != 1)
+        return -1;
+    f = fopen("/proc/stat", "r");
+    if (!f) return -1;
+    unsigned long long btime = 0;
+    char line[256];
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "btime %llu", &btime) == 1) break;
+    fclose(f);
+    long hz = sysconf(_SC_CLK_TCK);
+    return btime && hz > 0 ? (double)btime + (double)ticks / (double)hz : -1;
+}
+
+int osmp__pid_gone_since(pid_t pid, double when)
+{
+    if (osmp__pid_exited(pid)) return 1;
+    /* pids are reused (pid_max is often 32768): a process that started after
+     * `when` is not the one that was there then (2 s: btime is whole seconds,
+     * and it moves with clock adjustments) */
+    double start = started_at(pid);
+    return start >= 0 && start > when + 2;
 }

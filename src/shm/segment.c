@@ -34,7 +34,9 @@ int osmp__seg_reap(void)
         if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
             st.st_uid != geteuid())
             continue;
-        if (!osmp__pid_exited(pid)) continue;
+        /* the creator was alive when the segment's status last changed (creation, then writes), so a pid
+         * whose process started after that is another's */
+        if (!osmp__pid_gone_since(pid, (double)st.st_ctim.tv_sec)) continue;
         char name[300];
         snprintf(name, sizeof(name), "/%s", e->d_name);
         if (shm_unlink(name) == 0) removed++;

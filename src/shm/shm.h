@@ -29,6 +29,9 @@ void osmp__live_unwatch(pid_t pid);
 int osmp__live_alive(pid_t pid);
 /* Has this process exited (zombies included)? Without a watch. */
 int osmp__pid_exited(pid_t pid);
+/* Has the process that held pid at time `when` (seconds since the epoch) exited:
+ * gone, or its pid now another's, started after then? */
+int osmp__pid_gone_since(pid_t pid, double when);
 
 /* Copy len bytes at `src` in process `pid` into dst: plain loads when the source
  * is in this process or in memory it allocated with osmp_alloc (src as

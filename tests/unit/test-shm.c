@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "shm/mailbox.h"
@@ -368,8 +369,24 @@ static void test_ring_index(void)
     }
 }
 
+/* The reaper's test of a segment's creator (segment.c): a pid whose process
+ * started after the segment's last status change is another's (pids are
+ * reused), one that started before is the creator's. */
+static void test_gone_since(void)
+{
+    double now = (double)time(NULL);
+    CHECK_INT(osmp__pid_gone_since(getpid(), now), 0);           /* started before now: alive since */
+    CHECK_INT(osmp__pid_gone_since(getpid(), now - 86400.0), 1); /* started after a day ago: a reused pid */
+    pid_t c = fork();
+    if (c == 0) _exit(0);
+    CHECK(c > 0);
+    waitpid(c, NULL, 0);
+    CHECK_INT(osmp__pid_gone_since(c, now), 1); /* exited */
+}
+
 int main(void)
 {
+    test_gone_since();
     test_ring_index();
     test_create();
     test_attach_refuses();
