@@ -425,6 +425,8 @@ typedef enum {
     OSMP_UINT64,
     OSMP_FLOAT,
     OSMP_DOUBLE,
+    OSMP_FLOAT16,  /* IEEE 754 binary16 (half), 2 bytes */
+    OSMP_BFLOAT16, /* bfloat16: binary32's upper 16 bits, 2 bytes */
     OSMP_DTYPE_COUNT
 } osmp_dtype_t;
 
