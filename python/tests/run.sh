@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# python/tests/run.sh BUILD_DIR: pip-install the package (the root CMake, built
+# in BUILD_DIR/py/wheel-build so a second run recompiles only what changed)
+# into the virtual environment BUILD_DIR/py/venv, then run python/tests under
+# osmp-run at 2, 4 and 8 processes and at 16 oversubscribed on the Kunpeng 920
+# topology, under mpirun with Team.from_mpi (Open MPI and MPICH, 2 and 4), and
+# the tensor-parallel example. BUILD_DIR holds a configured build with
+# osmp-run (scripts/setup.sh). Exits non-zero on any failure, and on an OSMP
+# segment left in /dev/shm by a dead process.
+set -euo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:?usage: python/tests/run.sh BUILD_DIR}" && pwd)
+run=$build/tools/osmp-run
+[ -x "$run" ] || { echo "run.sh: no $run: build the project first (scripts/setup.sh)" >&2; exit 2; }
+start=$(date +%s)
+stage() { echo "== python: $* ($(($(date +%s) - start)) s)"; }
+
+stage "pip install into $build/py/venv"
+venv=$build/py/venv
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+py=$venv/bin/python
+# mpi4py: PyPI's binary wheel, which loads the system's libmpi at run time
+# (Open MPI's libmpi.so.40; MPICH through MPI4PY_MPIABI below). The build
+# requirements live in the venv (no build isolation) so that the CMake build
+# directory sees the same nanobind path every run.
+"$py" -m pip install -q --disable-pip-version-check numpy ml_dtypes pytest mpi4py "scikit-build-core>=0.10" \
+    "nanobind>=2.0"
+"$py" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps --force-reinstall \
+    --config-settings=build-dir="$build/py/wheel-build" "$src"
+
+cd "$build/py" # away from the source tree: `import osmp` is the installed package
+pytest=("$py" -m pytest -q -p no:cacheprovider --color=no "$src/python/tests")
+failed=0
+launch() { # name, command...
+    local name=$1
+    shift
+    stage "$name"
+    if ! "$@" >"$build/py/$name.log" 2>&1; then
+        echo "FAILED: $name ($*); its output:" >&2
+        tail -n 40 "$build/py/$name.log" >&2
+        failed=1
+    else
+        grep -E "passed|failed|ok|FAILED" "$build/py/$name.log" | sort | uniq -c | head -n 3
+    fi
+}
+
+for n in 2 4 8; do
+    launch "osmp-run-$n" "$run" -n $n --timeout 120 -- "${pytest[@]}"
+done
+launch osmp-run-16-kunpeng "$run" -n 16 --topology "$src/tests/data/topologies/kunpeng920-2x64-clusters.xml" \
+    --bind scatter --timeout 150 -- "${pytest[@]}"
+launch example-tensor-parallel "$run" -n 4 --timeout 60 -- "$py" "$src/python/examples/tensor_parallel.py"
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+if command -v mpirun.openmpi >/dev/null; then
+    for n in 2 4; do
+        launch "mpirun-openmpi-$n" env OSMP_TEST_MPI=1 timeout 120 mpirun.openmpi --oversubscribe -n $n "${pytest[@]}"
+    done
+else
+    echo "run.sh: no mpirun.openmpi: Open MPI runs skipped"
+fi
+if command -v mpirun.mpich >/dev/null; then
+    # The wheel's MPICH module needs libmpi.so.12, which Debian's MPICH names
+    # libmpich.so.12: a link under another name, on the library path.
+    shim=$build/py/mpich-lib
+    mkdir -p "$shim"
+    ln -sf "$(ldconfig -p | awk '/libmpich\.so\.12 /{print $NF; exit}')" "$shim/libmpi.so.12"
+    for n in 2 4; do
+        launch "mpirun-mpich-$n" env OSMP_TEST_MPI=1 MPI4PY_MPIABI=mpich LD_LIBRARY_PATH="$shim" \
+            timeout 120 mpirun.mpich -n $n "${pytest[@]}"
+    done
+else
+    echo "run.sh: no mpirun.mpich: MPICH runs skipped"
+fi
+
+stage "/dev/shm"
+# Segments are named osmp-<creator pid>-...: one whose creator is dead was
+# left behind (another live job's are its own business).
+left=()
+for f in /dev/shm/osmp-*; do
+    [ -e "$f" ] || continue
+    pid=${f#/dev/shm/osmp-}
+    pid=${pid%%-*}
+    [[ $pid =~ ^[0-9]+$ ]] && ! kill -0 "$pid" 2>/dev/null && left+=("$f")
+done
+if [ ${#left[@]} -gt 0 ]; then
+    echo "FAILED: left in /dev/shm: ${left[*]}" >&2
+    rm -f "${left[@]}"
+    failed=1
+fi
+stage "done: $([ $failed = 0 ] && echo 'all passed' || echo 'FAILURES above')"
+exit $failed
