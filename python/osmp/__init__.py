@@ -199,7 +199,7 @@ class Team(_osmp.Handle):
             o = _op(op)
         if out is None:
             out = _empty_like(x)
-        elif out is not x:
+        elif out is not x and (type(out) is not _ndarray or out.dtype is not x.dtype or out.shape != x.shape):
             out = _check_out(x, out, x.shape, "allreduce")
         if view is None:
             return self._call(_ALLREDUCE, x, out, x.size, code, o, 0, False, out)

@@ -243,6 +243,22 @@ static const char *coll_fn(int coll, bool nb)
     return s;
 }
 
+static nb::object make_request(Handle &h, osmp_request_t req, std::unique_ptr<State> st, const char *fn,
+                               nb::handle result)
+{
+    st->result = nb::borrow(result);
+    auto *q = new Request();
+    q->req = req;
+    q->st = std::move(st);
+    q->h = &h;
+    q->fn = fn;
+    q->active = true;
+    h.outstanding++;
+    nb::object qo = nb::cast(q, nb::rv_policy::take_ownership);
+    q->team = nb::find(&h);
+    return qo;
+}
+
 // Blocking (nonblocking == false: returns `result`) or nonblocking (returns a
 // Request) form of every collective but the v-forms. send/recv: None for NULL;
 // a recv whose memory is send's (same start and length) of an element-wise
@@ -260,7 +276,10 @@ static nb::object call(Handle &h, int coll, nb::handle send, nb::handle recv, si
     // Data movement of the half types is a move of 2-byte words: until the
     // library has them, say UINT16.
     if (!reduces && osmp_dtype_size((osmp_dtype_t)dtype) == 0) dtype = OSMP_UINT16;
-    auto st = std::make_unique<State>();
+    // A blocking call's state lives on the stack: no allocation on the small-call path.
+    State local;
+    std::unique_ptr<State> heap(nonblocking ? new State() : nullptr);
+    State *st = nonblocking ? heap.get() : &local;
     size_t n = (size_t)h.size_;
     size_t send_need = count, recv_need = count;
     switch (coll) {
@@ -339,17 +358,7 @@ static nb::object call(Handle &h, int coll, nb::handle send, nb::handle recv, si
         if (!h.orphans.empty()) h.sweep_orphans();
         return nb::borrow(result);
     }
-    st->result = nb::borrow(result);
-    auto *q = new Request();
-    q->req = req;
-    q->st = std::move(st);
-    q->h = &h;
-    q->fn = fn;
-    q->active = true;
-    h.outstanding++;
-    nb::object qo = nb::cast(q, nb::rv_policy::take_ownership);
-    q->team = nb::find(&h);
-    return qo;
+    return make_request(h, req, std::move(heap), fn, result);
 }
 
 static size_t extent(const std::vector<size_t> &counts, const std::vector<size_t> &displs)
@@ -469,17 +478,7 @@ static nb::object callv(Handle &h, int coll, nb::handle send, nb::handle recv, s
         if (!h.orphans.empty()) h.sweep_orphans();
         return nb::borrow(result);
     }
-    st->result = nb::borrow(result);
-    auto *q = new Request();
-    q->req = req;
-    q->st = std::move(st);
-    q->h = &h;
-    q->fn = fn;
-    q->active = true;
-    h.outstanding++;
-    nb::object qo = nb::cast(q, nb::rv_policy::take_ownership);
-    q->team = nb::find(&h);
-    return qo;
+    return make_request(h, req, std::move(st), fn, result);
 }
 
 // The out-of-band allgather of Team.from_mpi: the library calls it (without

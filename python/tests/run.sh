@@ -40,7 +40,7 @@ launch() { # name, command...
         tail -n 40 "$build/py/$name.log" >&2
         failed=1
     else
-        echo "   $(grep -cE '^[0-9]+ passed|: ok$' "$build/py/$name.log") process(es) passed"
+        echo "   $(grep -oE '[0-9]+ passed|: ok$' "$build/py/$name.log" | wc -l) process(es) passed"
     fi
 }
 
