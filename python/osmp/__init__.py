@@ -186,9 +186,9 @@ class Team(_osmp.Handle):
     def reduce(self, x, op="sum", root=0, out=None):
         return self._reduce(x, op, root, out, False)
 
-    def allreduce(self, x, op="sum", out=None):
-        # The hot path (docs/python.md measures it): the helpers run only on
-        # the uncommon inputs.
+    # allreduce itself is _osmp.Handle.allreduce: C++ for a NumPy array of a
+    # dtype with a buffer format, and this body for everything else.
+    def _allreduce_py(self, x, op="sum", out=None):
         if type(x) is not _ndarray:
             x = _arr(x)
         try:
@@ -476,6 +476,8 @@ class Team(_osmp.Handle):
             out = self._flat_out(x, out, mine, fn)
         return self._callv(_REDUCE_SCATTER, _buf(x, view), _buf(out, view), 0, c, [], [], [], code, o, 0, nb, out)
 
+
+_osmp._setup_fast(_np.ndarray, _np.empty_like, Team._allreduce_py)
 
 _world = None
 _world_lock = threading.Lock()

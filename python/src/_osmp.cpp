@@ -481,6 +481,111 @@ static nb::object callv(Handle &h, int coll, nb::handle send, nb::handle recv, s
     return make_request(h, req, std::move(st), fn, result);
 }
 
+// Team.allreduce, the call whose per-call cost matters (many small ones in a
+// training step): straight from the arguments to osmp_allreduce for a NumPy
+// array of a buffer-exporting dtype, an op name or code, and out None, x, or
+// an array of x's format and shape. Everything else (bfloat16, other
+// objects, every error message) goes to the Python body, osmp.Team._allreduce_py.
+static PyObject *ndarray_type;   // numpy.ndarray
+static PyObject *empty_like;     // numpy.empty_like
+static PyObject *allreduce_slow; // osmp.Team._allreduce_py
+static PyObject *op_names[OSMP_OP_COUNT];
+
+static int format_dtype(const Py_buffer &b)
+{
+    const char *f = b.format;
+    if (!f) return -1;
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    if (!f[0] || f[1]) return -1;
+    bool u = *f >= 'A' && *f <= 'Z';
+    switch (*f) {
+    case 'b': case 'B': return u ? OSMP_UINT8 : OSMP_INT8;
+    case 'h': case 'H': case 'i': case 'I': case 'l': case 'L': case 'q': case 'Q':
+        switch (b.itemsize) {
+        case 2: return u ? OSMP_UINT16 : OSMP_INT16;
+        case 4: return u ? OSMP_UINT32 : OSMP_INT32;
+        case 8: return u ? OSMP_UINT64 : OSMP_INT64;
+        default: return -1;
+        }
+    case 'f': return b.itemsize == 4 ? OSMP_FLOAT : -1;
+    case 'd': return b.itemsize == 8 ? OSMP_DOUBLE : -1;
+    case 'e': return b.itemsize == 2 ? OSMP_FLOAT16 : -1;
+    default: return -1;
+    }
+}
+
+static int op_code(PyObject *op)
+{
+    if (PyUnicode_Check(op)) {
+        for (int i = 0; i < OSMP_OP_COUNT; i++)
+            if (op == op_names[i]) return i; // interned literals: the common case
+        for (int i = 0; i < OSMP_OP_COUNT; i++)
+            if (PyUnicode_Compare(op, op_names[i]) == 0) return i;
+        PyErr_Clear();
+        return -1;
+    }
+    if (PyLong_Check(op)) {
+        long v = PyLong_AsLong(op);
+        if (v >= 0 && v < OSMP_OP_COUNT) return (int)v;
+        PyErr_Clear();
+    }
+    return -1;
+}
+
+static nb::object allreduce_fast(nb::handle self, nb::handle x, nb::handle op, nb::handle out)
+{
+    Handle &h = nb::cast<Handle &>(self);
+    int o = op_code(op.ptr());
+    bool in_place = out.ptr() == x.ptr();
+    if (h.t && o >= 0 && (PyObject *)Py_TYPE(x.ptr()) == ndarray_type) {
+        State st;
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (in_place ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(x.ptr(), &st.send.b, flags) == 0) {
+            st.send.held = true;
+            const Py_buffer &a = st.send.b;
+            int d = format_dtype(a);
+            if (d >= 0 && (d != OSMP_FLOAT16 || osmp_dtype_size(OSMP_FLOAT16))) {
+                nb::object res;
+                const void *sp = a.buf;
+                void *rp = nullptr;
+                if (in_place) {
+                    res = nb::borrow(x);
+                    sp = OSMP_IN_PLACE;
+                    rp = a.buf;
+                } else {
+                    if (out.is_none())
+                        res = nb::steal(PyObject_CallOneArg(empty_like, x.ptr()));
+                    else if ((PyObject *)Py_TYPE(out.ptr()) == ndarray_type)
+                        res = nb::borrow(out);
+                    if (res.is_valid() && PyObject_GetBuffer(res.ptr(), &st.recv.b, flags | PyBUF_WRITABLE) == 0) {
+                        st.recv.held = true;
+                        const Py_buffer &b = st.recv.b;
+                        bool same = a.ndim == b.ndim && a.itemsize == b.itemsize && a.len == b.len &&
+                                    strcmp(a.format, b.format) == 0 && !overlap(st.send, st.recv);
+                        for (int i = 0; same && i < a.ndim; i++) same = a.shape[i] == b.shape[i];
+                        if (same) rp = b.buf;
+                    }
+                }
+                if (rp) {
+                    int rc;
+                    size_t count = (size_t)(a.len / a.itemsize);
+                    {
+                        nb::gil_scoped_release g;
+                        rc = osmp_allreduce(h.t, sp, rp, count, (osmp_dtype_t)d, (osmp_op_t)o);
+                    }
+                    if (rc) raise_status(rc, "osmp_allreduce");
+                    if (!h.orphans.empty()) h.sweep_orphans();
+                    return res;
+                }
+            }
+        }
+        PyErr_Clear();
+    }
+    PyObject *r = PyObject_CallFunctionObjArgs(allreduce_slow, self.ptr(), x.ptr(), op.ptr(), out.ptr(), NULL);
+    if (!r) throw nb::python_error();
+    return nb::steal(r);
+}
+
 // The out-of-band allgather of Team.from_mpi: the library calls it (without
 // the GIL) during team creation; ctx is a Python callable (send, recv).
 struct Oob {
@@ -532,6 +637,17 @@ NB_MODULE(_osmp, m)
     m.attr("ArgumentError") = nb::borrow(argument_error);
     m.attr("DtypeError") = nb::borrow(dtype_error);
 
+    // The fast path keeps numpy.empty_like and a function of osmp (whose
+    // globals hold the world team) for the life of the process: not leaks.
+    nb::set_leak_warnings(false);
+    // Set by osmp/__init__.py: what allreduce's fast path needs from Python.
+    m.def("_setup_fast", [](nb::object nd, nb::object el, nb::object slow) {
+        ndarray_type = nd.release().ptr();
+        empty_like = el.release().ptr();
+        allreduce_slow = slow.release().ptr();
+    });
+    static const char *opn[OSMP_OP_COUNT] = {"sum", "prod", "min", "max", "land", "lor", "lxor", "band", "bor", "bxor"};
+    for (int i = 0; i < OSMP_OP_COUNT; i++) op_names[i] = PyUnicode_InternFromString(opn[i]);
     m.def("dtype_size", [](int d) { return osmp_dtype_size((osmp_dtype_t)d); });
     m.def("status_name", [](int rc) { return std::string(osmp_status_name(rc)); });
     m.def("version", []() {
@@ -594,6 +710,10 @@ NB_MODULE(_osmp, m)
         .def_ro("size", &Handle::size_)
         .def_prop_ro("closed", [](const Handle &h) { return h.t == nullptr; })
         .def("close", &Handle::close)
+        .def("allreduce", &allreduce_fast, nb::arg("x").none(), nb::arg("op").none() = "sum",
+             nb::arg("out").none() = nb::none(),
+             "Element-wise reduction of every rank's x, at every rank; returns the result (out when given; "
+             "out=x: in place). op: a name (sum, prod, ...) or osmp.SUM, ...")
         .def("_call", &call, nb::arg("coll"), nb::arg("send").none(), nb::arg("recv").none(), nb::arg("count"),
              nb::arg("dtype"), nb::arg("op"), nb::arg("root"), nb::arg("nonblocking"), nb::arg("result").none())
         .def("_callv", &callv, nb::arg("coll"), nb::arg("send").none(), nb::arg("recv").none(), nb::arg("count"),
