@@ -28,6 +28,7 @@ py=$venv/bin/python
 "$py" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps --force-reinstall \
     --config-settings=build-dir="$build/py/wheel-build" "$src"
 
+ls -d /dev/shm/* 2>/dev/null >"$build/py/shm-before" || true
 cd "$build/py" # away from the source tree: `import osmp` is the installed package
 pytest=("$py" -m pytest -q -p no:cacheprovider --color=no "$src/python/tests")
 failed=0
@@ -74,14 +75,21 @@ else
 fi
 
 stage "/dev/shm"
-# Segments are named osmp-<creator pid>-...: one whose creator is dead was
-# left behind (another live job's are its own business).
+# What the launches left: entries that were not there before, that no live
+# process maps or holds open (another job's segments are its own business),
+# and OSMP segments (osmp-<creator pid>-...) whose creator is dead.
+in_use() { grep -qsF "$1" /proc/[0-9]*/maps 2>/dev/null || ls -l /proc/[0-9]*/fd 2>/dev/null | grep -qF "$1"; }
 left=()
-for f in /dev/shm/osmp-*; do
+for f in /dev/shm/*; do
     [ -e "$f" ] || continue
-    pid=${f#/dev/shm/osmp-}
-    pid=${pid%%-*}
-    [[ $pid =~ ^[0-9]+$ ]] && ! kill -0 "$pid" 2>/dev/null && left+=("$f")
+    case "$f" in
+    /dev/shm/osmp-*)
+        pid=${f#/dev/shm/osmp-}
+        pid=${pid%%-*}
+        [[ $pid =~ ^[0-9]+$ ]] && ! kill -0 "$pid" 2>/dev/null && left+=("$f")
+        ;;
+    *) grep -qxF "$f" "$build/py/shm-before" || in_use "$f" || left+=("$f") ;;
+    esac
 done
 if [ ${#left[@]} -gt 0 ]; then
     echo "FAILED: left in /dev/shm: ${left[*]}" >&2
