@@ -28,6 +28,13 @@ if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c "import matplotlib" 2>/dev
   .venv/bin/pip install -q matplotlib >&2
 fi
 
+# The Python package (pip install ., docs/python.md) compiles against Python's headers.
+if ! [ -f "$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h" ]; then
+  sudo_cmd=()
+  [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get install -y -qq python3-dev >/dev/null
+fi
+
 build=${OSMP_BUILD_DIR:-build}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
 cmake --build "$build" -j"$(nproc)" >/dev/null
