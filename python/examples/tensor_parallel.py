@@ -27,18 +27,8 @@ cols = np.array_split(np.arange(IN), size)[rank]
 W_slice, x_slice = W[:, cols].copy(), x[:, cols].copy()
 
 partial = (x_slice @ W_slice.T).astype(ml_dtypes.bfloat16)
-if osmp._has_half():
-    y = team.allreduce(partial, op="sum")
-    how = "bfloat16 allreduce"
-else:
-    # The library does not reduce bfloat16 yet: gather the bf16 partials (a
-    # move of 2-byte words) and add them in rank order, rounding each sum to
-    # bfloat16 as the allreduce would.
-    parts = team.allgather(partial)
-    y = parts[0]
-    for p in parts[1:]:
-        y = (y.astype(np.float32) + p.astype(np.float32)).astype(ml_dtypes.bfloat16)
-    how = "bfloat16 allgather + local sum (the C library has no bfloat16 reduction yet)"
+y = team.allreduce(partial, op="sum")
+how = "bfloat16 allreduce"
 
 # Bound: each partial rounds once to bfloat16 (eps/2 of it), then up to
 # size - 1 additions each round once (eps/2 of the running sum), so

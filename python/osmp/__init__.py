@@ -71,11 +71,6 @@ _empty_like = _np.empty_like
  _GATHERV, _SCATTERV, _ALLGATHERV, _ALLTOALLV, _REDUCE_SCATTER, _SCAN, _EXSCAN) = range(16)
 
 
-def _has_half() -> bool:
-    """True once the C library reduces float16 and bfloat16 (osmp_dtype_size > 0)."""
-    return _osmp.dtype_size(_FLOAT16) != 0 and _osmp.dtype_size(_BFLOAT16) != 0
-
-
 def _arr(x, name="x"):
     if type(x) is _ndarray:
         return x

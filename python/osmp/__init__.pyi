@@ -59,9 +59,6 @@ def init() -> "Team":
     """The team of the processes osmp-run started (osmp_init); a team of one outside osmp-run.
     The same team until closed; closed at exit (osmp_finalize)."""
 
-def _has_half() -> bool:
-    """True once the C library reduces float16 and bfloat16 (osmp_dtype_size(OSMP_FLOAT16) > 0)."""
-
 class Team:
     """A team of participants; every participant calls the same collectives in the same order.
 

@@ -273,9 +273,6 @@ static nb::object call(Handle &h, int coll, nb::handle send, nb::handle recv, si
     unsigned flags = osmp_coll_flags((osmp_coll_t)coll);
     if (flags & OSMP_COLL_ROOTED) check_root(h, root, fn);
     bool reduces = flags & OSMP_COLL_REDUCES;
-    // Data movement of the half types is a move of 2-byte words: until the
-    // library has them, say UINT16.
-    if (!reduces && osmp_dtype_size((osmp_dtype_t)dtype) == 0) dtype = OSMP_UINT16;
     // A blocking call's state lives on the stack: no allocation on the small-call path.
     State local;
     std::unique_ptr<State> heap(nonblocking ? new State() : nullptr);
@@ -384,7 +381,6 @@ static nb::object callv(Handle &h, int coll, nb::handle send, nb::handle recv, s
     if (es == 0) raise_with(dtype_error, "OSMP_ERR_TYPE", std::string(fn) + ": unknown datatype code");
     unsigned flags = osmp_coll_flags((osmp_coll_t)coll);
     if (flags & OSMP_COLL_ROOTED) check_root(h, root, fn);
-    if (!(flags & OSMP_COLL_REDUCES) && osmp_dtype_size((osmp_dtype_t)dtype) == 0) dtype = OSMP_UINT16;
     size_t n = (size_t)h.size_;
     bool at_root = h.rank_ == root;
     bool need_a = coll == OSMP_COLL_ALLGATHERV || coll == OSMP_COLL_ALLTOALLV || coll == OSMP_COLL_REDUCE_SCATTER ||
@@ -544,7 +540,7 @@ static nb::object allreduce_fast(nb::handle self, nb::handle x, nb::handle op, n
             st.send.held = true;
             const Py_buffer &a = st.send.b;
             int d = format_dtype(a);
-            if (d >= 0 && (d != OSMP_FLOAT16 || osmp_dtype_size(OSMP_FLOAT16))) {
+            if (d >= 0) {
                 nb::object res;
                 const void *sp = a.buf;
                 void *rp = nullptr;

@@ -3,7 +3,8 @@
 # in BUILD_DIR/py/wheel-build so a second run recompiles only what changed)
 # into the virtual environment BUILD_DIR/py/venv, then run python/tests under
 # osmp-run at 2, 4 and 8 processes and at 16 oversubscribed on the Kunpeng 920
-# topology, under mpirun with Team.from_mpi (Open MPI and MPICH, 2 and 4), and
+# topology, under mpirun with Team.from_mpi (Open MPI 2, 4 and 8; MPICH, which
+# spins while it waits, 2 and 4), and
 # the tensor-parallel example. BUILD_DIR holds a configured build with
 # osmp-run (scripts/setup.sh). Exits non-zero on any failure, and on an OSMP
 # segment left in /dev/shm by a dead process.
@@ -57,7 +58,7 @@ ompi_shm=$build/py/ompi-shm
 rm -rf "$ompi_shm"
 mkdir -p "$ompi_shm"
 if command -v mpirun.openmpi >/dev/null; then
-    for n in 2 4; do
+    for n in 2 4 8; do
         # Open MPI's shared memory in a folder of ours, where a leftover is surely ours.
         launch "mpirun-openmpi-$n" env OSMP_TEST_MPI=1 timeout 120 mpirun.openmpi --oversubscribe \
             --mca btl_vader_backing_directory "$ompi_shm" -n $n "${pytest[@]}"

@@ -17,13 +17,7 @@ INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, n
 FLOATS = [np.float32, np.float64]
 HALVES = [np.float16, BF16]
 ALL = [np.dtype(d) for d in INTS + FLOATS + HALVES]
-half_reductions = pytest.mark.skipif(not osmp._has_half(), reason="the C library does not reduce float16/bfloat16 yet")
 N = 7  # elements per rank: odd, not a multiple of any vector width
-
-
-def reduces(dtype):
-    """Marks reductions on the half types to skip until the library has them."""
-    return pytest.param(dtype, marks=half_reductions) if dtype in (np.dtype(np.float16), BF16) else dtype
 
 
 def contrib(rank, dtype, op, n=N, salt=0):
@@ -68,7 +62,7 @@ def exact(got, want):
 CASES = [(d, op) for d in ALL for op in ops_for(d)]
 
 
-@pytest.mark.parametrize("dtype,op", [pytest.param(d, o, marks=[half_reductions] if d in HALVES else [], id=f"{d}-{o}")
+@pytest.mark.parametrize("dtype,op", [pytest.param(d, o, id=f"{d}-{o}")
                                       for d, o in CASES])
 def test_allreduce_exact(team, dtype, op):
     everyone = list(range(team.size))
@@ -78,7 +72,7 @@ def test_allreduce_exact(team, dtype, op):
     exact(x, reference(everyone, dtype, op))
 
 
-@pytest.mark.parametrize("dtype", [reduces(d) for d in ALL], ids=str)
+@pytest.mark.parametrize("dtype", ALL, ids=str)
 def test_reductions_exact(team, dtype):
     r, n = team.rank, team.size
     root = n - 1
@@ -156,7 +150,7 @@ def test_vector_forms_exact(team, dtype):
     exact(team.alltoallv(send, sc, rc), want)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, reduces(np.float16), reduces(BF16)], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, BF16], ids=str)
 def test_allreduce_random_floats(team, dtype):
     # Any summation order of n terms is within (n - 1) * eps * sum|x_i| of the
     # exact sum (Higham, Accuracy and Stability, 4.2); the reference is summed

@@ -21,6 +21,7 @@
  * element against memory traffic of 4 bytes (tests/unit/test-half.c compares
  * the paths on every 16-bit input and on binary32 results of every exponent).
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -242,16 +243,18 @@ int osmp__half_isa_supported(int isa)
     return isa == OSMP__HALF_SCALAR;
 }
 
+static int isa_best = OSMP__HALF_SCALAR;
+static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
+static void find_isa(void)
+{
+    for (int i = OSMP__HALF_SCALAR; i < OSMP__HALF_ISAS; i++)
+        if (osmp__half_isa_supported(i)) isa_best = i;
+}
+
 static int best_isa(void)
 {
-    static int isa = -1;
-    if (isa < 0) {
-        int best = OSMP__HALF_SCALAR;
-        for (int i = OSMP__HALF_SCALAR; i < OSMP__HALF_ISAS; i++)
-            if (osmp__half_isa_supported(i)) best = i;
-        isa = best; /* (racing threads store the same value) */
-    }
-    return isa;
+    pthread_once(&isa_once, find_isa);
+    return isa_best;
 }
 
 int osmp__half_isa(void)
