@@ -723,7 +723,7 @@ NB_MODULE(_osmp, m)
                  if (rc) raise_status(rc, "osmp_team_choice");
                  return nb::make_tuple(std::string(c.name), std::string(c.from));
              })
-        // For bench.py: n back-to-back osmp_allreduce calls of one double from
+        // For bench/python-bench.py: n back-to-back osmp_allreduce calls of one double from
         // C, the reference the Python call's overhead is measured against.
         .def("_c_allreduce_loop", [](Handle &h, int n) {
             h.check_open("osmp_allreduce");

@@ -1,7 +1,7 @@
 """Side-by-side timings of the Python binding, interleaved, median of rounds.
 
-    osmp-run -n 4 -- python3 python/bench.py            # OSMP only
-    mpirun -n 4 python3 python/bench.py                 # also mpi4py (Team.from_mpi)
+    osmp-run -n 4 -- python3 bench/python-bench.py            # OSMP only
+    mpirun -n 4 python3 bench/python-bench.py                 # also mpi4py (Team.from_mpi)
 
 Rows: an allreduce of 16 MiB of bfloat16 (OSMP; the library must reduce
 bfloat16), of the same 16 MiB as float32 with OSMP and with mpi4py
