@@ -85,11 +85,13 @@ int osmp__reduce_fn_get(osmp_dtype_t d, osmp_op_t op, osmp__reduce_fn *fn)
 int osmp__reduce_fns_get(osmp_dtype_t d, osmp_op_t op, osmp__reduce_fn *fn, osmp__reduce_fn3 *fn3)
 {
     if ((int)d < 0 || d >= OSMP_DTYPE_COUNT || (int)op < 0 || op >= OSMP_OP_COUNT) return OSMP_ERR_INVALID_ARG;
+    if (__builtin_expect(kernels[d][op] != NULL, 1)) { /* (every call of a reduction asks: the table first) */
+        *fn = kernels[d][op];
+        if (fn3) *fn3 = kernels3[d][op];
+        return OSMP_OK;
+    }
     if (d == OSMP_FLOAT16 || d == OSMP_BFLOAT16) return osmp__half_fns(d, op, -1, fn, fn3); /* op_half.c */
-    if (!kernels[d][op]) return OSMP_ERR_TYPE;
-    *fn = kernels[d][op];
-    if (fn3) *fn3 = kernels3[d][op];
-    return OSMP_OK;
+    return OSMP_ERR_TYPE;
 }
 
 void osmp__reduce_alone_logical(void *buf, size_t count, size_t esize, osmp_op_t op, osmp__reduce_fn fn)

@@ -577,13 +577,12 @@ static inline __attribute__((always_inline)) int run_choice(osmp__coll_t t, osmp
     if (__builtin_expect(alg == t->slow_alg, 0)) usleep(t->slow_us);
     /* Every participant knows a uniform collective's block, and a bound of
      * allgatherv's and reduce_scatter's (gatherv's, scatterv's and alltoallv's
-     * counts are not all known everywhere), so all of them take the same ring. */
-    int depth = t->mb.depth;
+     * counts are not all known everywhere), so all of them take the same ring.
+     * Set, not restored: the depth is every call's own (requests run one at a
+     * time, and a composition is a sequence of parts that set theirs). */
     size_t block = !a->vector ? a->count * a->esize : a->vector_bound ? a->vector_bound : SIZE_MAX;
-    int want = block <= OSMP__SHORT_RING_MAX && t->mb.ring_depth > OSMP__SHORT_RING_SLOTS
-                   ? OSMP__SHORT_RING_SLOTS
-                   : t->mb.ring_depth;
-    if (want != depth) osmp__mb_set_depth(&t->mb, want);
+    int want = block <= OSMP__SHORT_RING_MAX ? t->mb.short_depth : t->mb.ring_depth;
+    if (__builtin_expect(want != t->mb.depth, 0)) osmp__mb_set_depth(&t->mb, want);
     int rc;
     if (__builtin_expect(t->op_plan[c] == NULL, 1)) {
         rc = run_alg(t, a, alg, co);
@@ -596,7 +595,6 @@ static inline __attribute__((always_inline)) int run_choice(osmp__coll_t t, osmp
         t->plan = plan;
         t->hierarchy = spec;
     }
-    if (want != depth) osmp__mb_set_depth(&t->mb, depth);
     return rc;
 }
 

@@ -185,6 +185,7 @@ struct osmp__mbox {
     size_t chunk; /* bytes per ring slot */
     size_t stream_min; /* osmp__mb_fill writes this many bytes and more with non-temporal stores */
     int ring_depth; /* slots per direction in the region (its layout) */
+    int short_depth; /* the short ring's: min(OSMP__SHORT_RING_SLOTS, ring_depth) */
     int depth;      /* slots per direction the running call cycles through: ring_depth, or the short ring's */
     uint32_t depth_mask; /* depth - 1 where depth is a power of two (the default), else 0 (osmp__mb_ring) */
     struct osmp__wait_policy wait;

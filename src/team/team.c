@@ -526,6 +526,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     t->coll.size = mb->size = p->size;
     mb->chunk = r0->chunk;
     mb->ring_depth = (int)r0->depth;
+    mb->short_depth = mb->ring_depth < OSMP__SHORT_RING_SLOTS ? mb->ring_depth : OSMP__SHORT_RING_SLOTS;
     osmp__mb_set_depth(mb, mb->ring_depth);
     mb->region_size = osmp__mb_region_bytes(mb->chunk, mb->ring_depth);
     mb->pids = t->pids;
