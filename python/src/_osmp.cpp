@@ -259,6 +259,19 @@ static nb::object make_request(Handle &h, osmp_request_t req, std::unique_ptr<St
     return qo;
 }
 
+// The end of a posted call: its status raised, else its result (blocking) or
+// its Request (nonblocking, holding the call's state until it completes).
+static nb::object finish(Handle &h, int rc, const char *fn, bool nonblocking, osmp_request_t req,
+                         std::unique_ptr<State> st, nb::handle result)
+{
+    if (rc) raise_status(rc, fn);
+    if (!nonblocking) {
+        if (!h.orphans.empty()) h.sweep_orphans();
+        return nb::borrow(result);
+    }
+    return make_request(h, req, std::move(st), fn, result);
+}
+
 // Blocking (nonblocking == false: returns `result`) or nonblocking (returns a
 // Request) form of every collective but the v-forms. send/recv: None for NULL;
 // a recv whose memory is send's (same start and length) of an element-wise
@@ -350,12 +363,7 @@ static nb::object call(Handle &h, int coll, nb::handle send, nb::handle recv, si
         default: rc = OSMP_ERR_INVALID_ARG;
         }
     }
-    if (rc) raise_status(rc, fn);
-    if (!nonblocking) {
-        if (!h.orphans.empty()) h.sweep_orphans();
-        return nb::borrow(result);
-    }
-    return make_request(h, req, std::move(heap), fn, result);
+    return finish(h, rc, fn, nonblocking, req, std::move(heap), result);
 }
 
 static size_t extent(const std::vector<size_t> &counts, const std::vector<size_t> &displs)
@@ -469,12 +477,7 @@ static nb::object callv(Handle &h, int coll, nb::handle send, nb::handle recv, s
         default: rc = OSMP_ERR_INVALID_ARG;
         }
     }
-    if (rc) raise_status(rc, fn);
-    if (!nonblocking) {
-        if (!h.orphans.empty()) h.sweep_orphans();
-        return nb::borrow(result);
-    }
-    return make_request(h, req, std::move(st), fn, result);
+    return finish(h, rc, fn, nonblocking, req, std::move(st), result);
 }
 
 // Team.allreduce, the call whose per-call cost matters (many small ones in a

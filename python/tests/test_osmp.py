@@ -170,6 +170,21 @@ def still_works(team):
     exact(team.allreduce(np.full(3, team.rank + 1, np.int64)), np.full(3, team.size * (team.size + 1) // 2, np.int64))
 
 
+@pytest.mark.parametrize("dtype", ALL, ids=str)
+def test_empty_arrays(team, dtype):
+    """Zero elements, as MPI allows: every collective returns an empty result of the right shape."""
+    n, e = team.size, np.zeros(0, dtype)
+    assert team.allreduce(e).shape == (0,)
+    assert team.bcast(np.zeros(0, dtype)).shape == (0,)
+    assert team.allgather(e).shape == (n, 0)
+    assert team.alltoall(np.zeros((n, 0), dtype)).shape == (n, 0)
+    assert team.reduce_scatter_block(np.zeros((n, 0), dtype)).shape == (0,)
+    assert team.scan(e).shape == (0,)
+    assert team.allgatherv(e, [0] * n).shape == (0,)
+    got = team.reduce(e, root=n - 1)
+    assert got.shape == (0,) if team.rank == n - 1 else got is None
+
+
 def test_bad_input_raises_and_team_works(team):
     x = np.arange(12.0)
     bad = [

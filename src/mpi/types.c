@@ -29,11 +29,12 @@ enum kind {
     C_INT,   /* a C integer: every operation */
     F_INT,   /* a Fortran INTEGER: no logical operations (MPI defines them on LOGICAL) */
     FLOATING, /* float or double by size: arithmetic and MIN/MAX */
-    HALF,    /* 16-bit floating point, the type given by is_signed (OSMP_FLOAT16 / OSMP_BFLOAT16) */
+    F16,     /* IEEE binary16 (MPIX_C_FLOAT16): arithmetic and MIN/MAX */
+    BF16,    /* bfloat16 (MPIX_BFLOAT16): arithmetic and MIN/MAX */
     MOVE,    /* only moves */
 };
 
-static void add_known(MPI_Datatype dt, enum kind kind, int is_signed /* HALF: its osmp_dtype_t */)
+static void add_known(MPI_Datatype dt, enum kind kind, int is_signed)
 {
     int size;
     if (dt == MPI_DATATYPE_NULL || nknown == (int)(sizeof(known) / sizeof(known[0])) ||
@@ -47,8 +48,8 @@ static void add_known(MPI_Datatype dt, enum kind kind, int is_signed /* HALF: it
     } else if (kind == FLOATING && (size == (int)sizeof(float) || size == (int)sizeof(double))) {
         odt = size == (int)sizeof(float) ? OSMP_FLOAT : OSMP_DOUBLE;
         ops = OPS_ARITH;
-    } else if (kind == HALF && size == 2) {
-        odt = is_signed;
+    } else if ((kind == F16 || kind == BF16) && size == 2) {
+        odt = kind == F16 ? OSMP_FLOAT16 : OSMP_BFLOAT16;
         ops = OPS_ARITH;
     }
     known[nknown].dt = dt;
@@ -98,10 +99,10 @@ void osmp__mpi_types_init(void)
     add_known(MPI_CHARACTER, MOVE, 0);
     /* MPICH's 16-bit floating point extensions, where the library has them */
 #ifdef MPIX_C_FLOAT16
-    add_known(MPIX_C_FLOAT16, HALF, OSMP_FLOAT16);
+    add_known(MPIX_C_FLOAT16, F16, 1);
 #endif
 #ifdef MPIX_BFLOAT16
-    add_known(MPIX_BFLOAT16, HALF, OSMP_BFLOAT16);
+    add_known(MPIX_BFLOAT16, BF16, 1);
 #endif
 }
 

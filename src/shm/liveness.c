@@ -9,11 +9,11 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
-#include <stdio.h>
-#include <string.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
