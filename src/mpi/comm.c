@@ -126,7 +126,7 @@ int osmp__mpi_pass(osmp_coll_t c, enum osmp__mpi_reason r)
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct osmp__mpi_comm *registry;
-static struct team_rec *shared_teams; /* see "teams" below; under registry_lock */
+static struct team_rec *teams; /* every team of this process: see "teams" below; under registry_lock */
 static int live_teams;                 /* shared or not */
 static long long teams_created;
 /* Bumped whenever a state goes away, so no thread keeps a stale cached pointer. */
@@ -214,7 +214,7 @@ struct team_rec {
     int refs;       /* communicators of this process on it (1 above) */
     int persistent; /* persistent requests on it alive in this process (3 above) */
     int made;       /* persistent requests ever made on it (the same on every member) */
-    int listed;     /* on shared_teams: later communicators may share it */
+    int listed;     /* later communicators over the same processes may share it */
     struct team_rec *next;
 };
 static MPI_Group world_group = MPI_GROUP_NULL;
@@ -248,12 +248,11 @@ static void release_team(struct osmp__mpi_comm *s)
         if (any) return;
     }
     pthread_mutex_lock(&registry_lock);
-    if (rec->listed)
-        for (struct team_rec **p = &shared_teams; *p; p = &(*p)->next)
-            if (*p == rec) {
-                *p = rec->next;
-                break;
-            }
+    for (struct team_rec **p = &teams; *p; p = &(*p)->next)
+        if (*p == rec) {
+            *p = rec->next;
+            break;
+        }
     for (struct osmp__mpi_comm *o = registry; o; o = o->next) /* (freed communicators' states, held by requests done) */
         if (o->rec == rec) {
             o->rec = NULL;
@@ -376,7 +375,8 @@ static struct team_rec *find_team(const int *world, int n)
 {
     struct team_rec *found = NULL;
     pthread_mutex_lock(&registry_lock);
-    for (struct team_rec *st = shared_teams; st && !found; st = st->next) {
+    for (struct team_rec *st = teams; st && !found; st = st->next) {
+        if (!st->listed) continue;
         int who, why = OSMP_OK;
         osmp_team_failure(st->team, &who, &why); /* a failed team stays with its communicators, no new one joins it */
         if (why == OSMP_OK && st->n == n && memcmp(st->world, world, sizeof(int) * (size_t)n) == 0) found = st;
@@ -449,10 +449,8 @@ static int attach_team(struct osmp__mpi_comm *s, int ok)
     teams_created++;
     *rec = (struct team_rec){.n = s->local_size, .world = world, .id = v[4], .team = s->team, .refs = 1,
                              .listed = world != NULL};
-    if (world) {
-        rec->next = shared_teams;
-        shared_teams = rec;
-    }
+    rec->next = teams;
+    teams = rec;
     pthread_mutex_unlock(&registry_lock);
     s->rec = rec;
     return 1;
