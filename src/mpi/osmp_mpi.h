@@ -16,8 +16,9 @@
  *    user-defined and every pair MPI itself rejects go to MPI (which raises);
  *  - communicators: intracommunicators. The OSMP state of a communicator is built
  *    on its first intercepted collective (all ranks make that call, so creation
- *    is collective), cached in an attribute, and destroyed by the attribute's
- *    delete callback at MPI_Comm_free and MPI_Finalize.
+ *    is collective), cached in an attribute, and let go by the attribute's
+ *    delete callback at MPI_Comm_free and MPI_Finalize (requests still using it
+ *    keep it, and its team, until they are freed: comm.c).
  * A communicator that spans several nodes (or pseudo-nodes, OSMP_MPI_PSEUDO_NODES)
  * runs hierarchically: OSMP inside each node, the MPI library between node
  * leaders (local rank 0). Alltoall and reduce_scatter_block on such
