@@ -38,6 +38,7 @@
 #include "coll/coll.h"
 #include "coll/tune.h"
 #include "common/knobs.h"
+#include "common/machine.h"
 #include "osmp.h"
 #include "topo/measured.h"
 

@@ -10,35 +10,8 @@
 #include <unistd.h>
 
 #include "common/knobs.h"
+#include "common/machine.h"
 #include "common/util.h"
-
-int osmp__cache_path(const char *stem, const char *ext, char *buf, size_t len, char *why, size_t why_len)
-{
-    char host[256];
-    if (gethostname(host, sizeof(host)) < 0) {
-        osmp__why(why, why_len, "cannot read the host name: %s", strerror(errno));
-        return OSMP_ERR_INVALID_ARG;
-    }
-    host[sizeof(host) - 1] = '\0';
-    for (char *c = host; *c; c++)
-        if (*c == '/') *c = '_';
-    /* XDG: a relative XDG_CACHE_HOME is invalid and must be ignored. */
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    int w;
-    if (xdg && xdg[0] == '/')
-        w = snprintf(buf, len, "%s/osmp/%s-%s.%s", xdg, stem, host, ext);
-    else if (home && home[0])
-        w = snprintf(buf, len, "%s/.cache/osmp/%s-%s.%s", home, stem, host, ext);
-    else {
-        osmp__why(why, why_len, "neither XDG_CACHE_HOME nor HOME is set: no place for the per-machine cache");
-        return OSMP_ERR_INVALID_ARG;
-    }
-    if (w < 0 || (size_t)w >= len) {
-        osmp__why(why, why_len, "the cache path is too long");
-        return OSMP_ERR_INVALID_ARG;
-    }
-    return OSMP_OK;
-}
 
 static uint64_t fnv(const char *s, uint64_t h)
 {

@@ -65,11 +65,6 @@ const struct osmp__tune *osmp__tune_for(osmp_topo_t topo, const char *text, stru
  * (osmp-topo --algorithms). */
 void osmp__tune_describe(osmp_topo_t topo, char *line, size_t len);
 
-/* $XDG_CACHE_HOME/osmp/STEM-HOST.EXT (else ~/.cache/osmp/...): the per-machine
- * cache of osmp-probe --save (stem "topology", ext "xml") and osmp-tune
- * ("tune", "txt"). OSMP_OK or OSMP_ERR_INVALID_ARG with why. */
-int osmp__cache_path(const char *stem, const char *ext, char *buf, size_t len, char *why, size_t why_len);
-
 /* Does collective coll have this choice (an algorithm name, kary:K)? (select.c) */
 int osmp__tune_choice_valid(int coll, const char *choice);
 

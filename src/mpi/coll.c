@@ -22,10 +22,10 @@
 /* Where a call keeps its views: on the stack (blocking: `stack`), or in the
  * request made for it (*w; NULL when there is no memory for it). */
 INLINE struct osmp__mpi_views *views_of(struct osmp__mpi_views *stack, struct osmp__mpi_nb **w,
-                                        struct osmp__mpi_comm *s, osmp_coll_t c, MPI_Comm comm, MPI_Request *req)
+                                        struct osmp__mpi_comm *s, osmp_coll_t c, MPI_Request *req)
 {
     *w = NULL;
-    if (req && !(*w = osmp__mpi_nb_new(s, c, comm))) return NULL;
+    if (req && !(*w = osmp__mpi_nb_new(s, c))) return NULL;
     struct osmp__mpi_views *x = req ? &(*w)->views : stack;
     osmp__mpi_views_init(x);
     return x;
@@ -45,9 +45,9 @@ INLINE int finish(struct osmp__mpi_comm *s, osmp_coll_t c, int rc, struct osmp__
     ((w)->persistent ? osmp_##op##_init(__VA_ARGS__, &(w)->oreq) : osmp_i##op(__VA_ARGS__, &(w)->oreq))
 
 /* A call without views as a request: `post` is its IPOST call, on w_'s request. */
-#define POST(s, c, comm, req, post)                                                                          \
+#define POST(s, c, req, post)                                                                                \
     __extension__({                                                                                          \
-        struct osmp__mpi_nb *w_ = osmp__mpi_nb_new(s, c, comm);                                              \
+        struct osmp__mpi_nb *w_ = osmp__mpi_nb_new(s, c);                                                    \
         osmp__mpi_end(s, c, w_ ? (post) : OSMP_ERR_NO_MEMORY, w_, req);                                       \
     })
 
@@ -56,7 +56,7 @@ INLINE int barrier(MPI_Comm comm, MPI_Request *req)
     struct osmp__mpi_comm *s = osmp__mpi_node_only(osmp__mpi_state(comm, OSMP_COLL_BARRIER), OSMP_COLL_BARRIER, !!req);
     if (s && osmp__mpi_tuned_to_mpi(OSMP_COLL_BARRIER, 0, s->team)) s = (osmp__mpi_pass(OSMP_COLL_BARRIER, R_TUNED), NULL);
     if (!s) return USE_MPI;
-    if (req) return POST(s, OSMP_COLL_BARRIER, comm, req, IPOST(w_, barrier, s->team));
+    if (req) return POST(s, OSMP_COLL_BARRIER, req, IPOST(w_, barrier, s->team));
     return osmp__mpi_done(s, OSMP_COLL_BARRIER, s->multinode ? osmp__mpi_hier_barrier(s) : osmp_barrier(s->team));
 }
 
@@ -76,7 +76,7 @@ INLINE int bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
     if (!s || root < 0 || root >= s->size) return USE_MPI;
     struct osmp__mpi_views stack, *x;
     struct osmp__mpi_nb *w;
-    if (!(x = views_of(&stack, &w, s, OSMP_COLL_BCAST, comm, req)))
+    if (!(x = views_of(&stack, &w, s, OSMP_COLL_BCAST, req)))
         return osmp__mpi_end(s, OSMP_COLL_BCAST, OSMP_ERR_NO_MEMORY, NULL, req);
     /* the root's buffer is input (packed), the others' output (unpacked) */
     struct osmp__mpi_side *b = &x->side[s->rank != root];
@@ -110,7 +110,7 @@ INLINE int reduction(osmp_coll_t c, const void *sendbuf, void *recvbuf, int coun
     const void *in = osmp__mpi_in_place(sendbuf);
     size_t n = (size_t)count;
     if (req)
-        return POST(s, c, comm, req,
+        return POST(s, c, req,
                     rooted ? IPOST(w_, reduce, s->team, in, recvbuf, n, odt, oop, root)
                            : IPOST(w_, allreduce, s->team, in, recvbuf, n, odt, oop));
     int rc = !s->multinode ? rooted ? osmp_reduce(s->team, in, recvbuf, n, odt, oop, root)
@@ -151,7 +151,7 @@ INLINE int rooted(osmp_coll_t c, const void *sendbuf, int scount, MPI_Datatype s
     if (!osmp__mpi_movement_ok(s, c, block, size) || root < 0 || root >= size) return USE_MPI;
     struct osmp__mpi_views stack, *x;
     struct osmp__mpi_nb *w;
-    if (!(x = views_of(&stack, &w, s, c, comm, req))) return osmp__mpi_end(s, c, OSMP_ERR_NO_MEMORY, NULL, req);
+    if (!(x = views_of(&stack, &w, s, c, req))) return osmp__mpi_end(s, c, OSMP_ERR_NO_MEMORY, NULL, req);
     /* Counts of the root's vector are only read at the root (elsewhere they may be anything). */
     struct osmp__mpi_side *in = &x->side[0], *out = &x->side[1];
     if (gather) {
@@ -192,7 +192,7 @@ static int everyone(osmp_coll_t c, const void *sendbuf, int scount, MPI_Datatype
     if (!osmp__mpi_movement_ok(s, c, block, size)) return USE_MPI;
     struct osmp__mpi_views stack, *x;
     struct osmp__mpi_nb *w;
-    if (!(x = views_of(&stack, &w, s, c, comm, req))) return osmp__mpi_end(s, c, OSMP_ERR_NO_MEMORY, NULL, req);
+    if (!(x = views_of(&stack, &w, s, c, req))) return osmp__mpi_end(s, c, OSMP_ERR_NO_MEMORY, NULL, req);
     struct osmp__mpi_side *in = &x->side[0], *out = &x->side[1];
     *in = (struct osmp__mpi_side){sendbuf, in_pl ? 0 : scount * sent, sdt, in_pl ? -1 : block * sent, NULL};
     *out = (struct osmp__mpi_side){recvbuf, rcount * size, rdt, block * size, NULL};
@@ -252,7 +252,7 @@ INLINE int node_reduction(osmp_coll_t c, const void *sendbuf, void *recvbuf, int
     const void *in = osmp__mpi_in_place(sendbuf);
     size_t n = (size_t)count;
     if (req)
-        return POST(s, c, comm, req,
+        return POST(s, c, req,
                     c == OSMP_COLL_SCAN     ? IPOST(w_, scan, s->team, in, recvbuf, n, odt, oop)
                     : c == OSMP_COLL_EXSCAN ? IPOST(w_, exscan, s->team, in, recvbuf, n, odt, oop)
                                             : IPOST(w_, reduce_scatter_block, s->team, in, recvbuf, n, odt, oop));
@@ -287,7 +287,7 @@ INLINE int rooted_v(osmp_coll_t c, const void *sendbuf, int scount, const int *s
     int in_pl = at_root && (gather ? sendbuf : recvbuf) == MPI_IN_PLACE;
     struct osmp__mpi_views stack, *x;
     struct osmp__mpi_nb *w;
-    if (!(x = views_of(&stack, &w, s, c, comm, req))) return osmp__mpi_end(s, c, OSMP_ERR_NO_MEMORY, NULL, req);
+    if (!(x = views_of(&stack, &w, s, c, req))) return osmp__mpi_end(s, c, OSMP_ERR_NO_MEMORY, NULL, req);
     struct osmp__mpi_vview *vec = &x->vec[0];
     osmp__mpi_vinit(vec, gather ? recvbuf : sendbuf, gather ? rcounts : scounts, gather ? rdispls : sdispls,
                     gather ? rdt : sdt);
@@ -342,7 +342,7 @@ INLINE int allgatherv(const void *sendbuf, int scount, MPI_Datatype sdt, void *r
     int in_pl = sendbuf == MPI_IN_PLACE;
     struct osmp__mpi_views stack, *x;
     struct osmp__mpi_nb *w;
-    if (!(x = views_of(&stack, &w, s, c, comm, req))) return osmp__mpi_end(s, c, OSMP_ERR_NO_MEMORY, NULL, req);
+    if (!(x = views_of(&stack, &w, s, c, req))) return osmp__mpi_end(s, c, OSMP_ERR_NO_MEMORY, NULL, req);
     struct osmp__mpi_vview *vec = &x->vec[0];
     osmp__mpi_vinit(vec, recvbuf, rcounts, displs, rdt);
     x->nvec = 1;
@@ -379,7 +379,7 @@ INLINE int alltoallv(const void *sendbuf, const int *scounts, const int *sdispls
     int in_pl = sendbuf == MPI_IN_PLACE;
     struct osmp__mpi_views stack, *x;
     struct osmp__mpi_nb *w;
-    if (!(x = views_of(&stack, &w, s, c, comm, req))) return osmp__mpi_end(s, c, OSMP_ERR_NO_MEMORY, NULL, req);
+    if (!(x = views_of(&stack, &w, s, c, req))) return osmp__mpi_end(s, c, OSMP_ERR_NO_MEMORY, NULL, req);
     struct osmp__mpi_vview *out = &x->vec[0], *in = &x->vec[1];
     osmp__mpi_vinit(in, sendbuf, scounts, sdispls, sdt);
     osmp__mpi_vinit(out, recvbuf, rcounts, rdispls, rdt);
@@ -416,7 +416,7 @@ INLINE int reduce_scatter(const void *sendbuf, void *recvbuf, const int *rcounts
     if (!osmp__mpi_any_count(rcounts, s->size)) return osmp__mpi_end(s, c, OSMP_OK, NULL, req); /* every rank knows */
     struct osmp__mpi_views stack, *x;
     struct osmp__mpi_nb *w;
-    if (!(x = views_of(&stack, &w, s, c, comm, req))) return osmp__mpi_end(s, c, OSMP_ERR_NO_MEMORY, NULL, req);
+    if (!(x = views_of(&stack, &w, s, c, req))) return osmp__mpi_end(s, c, OSMP_ERR_NO_MEMORY, NULL, req);
     size_t *counts = s->size <= OSMP__MPI_VIEW_INLINE ? x->few : malloc(sizeof(size_t) * (size_t)s->size);
     x->counts = counts;
     int rc = counts ? OSMP_OK : OSMP_ERR_NO_MEMORY;

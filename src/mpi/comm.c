@@ -126,8 +126,8 @@ int osmp__mpi_pass(osmp_coll_t c, enum osmp__mpi_reason r)
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct osmp__mpi_comm *registry;
-static struct shared_team *shared_teams; /* see "teams" below; under registry_lock */
-static int live_teams;                   /* shared or not */
+static struct team_rec *teams; /* every team of this process: see "teams" below; under registry_lock */
+static int live_teams;                 /* shared or not */
 static long long teams_created;
 /* Bumped whenever a state goes away, so no thread keeps a stale cached pointer. */
 static osmp_atomic64_t state_generation = 1;
@@ -182,13 +182,40 @@ static int finalizing; /* inside PMPI_Finalize: other ranks may delete in anothe
  * such communicators at once, so there (and with OSMP_MPI_SHARE_TEAMS=0) each
  * communicator has its own team. OSMP_MPI_MAX_TEAMS bounds the teams a process
  * holds: communicators beyond it go to MPI.
+ *
+ * A team goes when its last communicator is freed, not before: requests posted
+ * on a communicator run on after MPI_Comm_free (MPI allows it) on the team,
+ * holding the communicator's state (refs). osmp_team_destroy is collective, so
+ * it runs where every member is, in the last communicator's MPI_Comm_free, and
+ * every member must take the same decision there:
+ *   1. `refs` counts communicators, the same on every member (communicators
+ *      are made and freed collectively); not the requests, which each member
+ *      completes and frees on its own (MPI_Wait, MPI_Request_free are local);
+ *   2. requests still running on the team (nonblocking ones, persistent runs,
+ *      of this communicator or of freed ones that shared it) end first
+ *      (osmp__mpi_nb_settle): they were posted on every member before this
+ *      collective call, and destroying the team would end them under their MPI
+ *      requests;
+ *   3. an inactive persistent request outlives its communicator and may be
+ *      started again until MPI_Request_free, which a member calls whenever it
+ *      likes: if persistent requests were ever made on the team (a count the
+ *      same everywhere, each _init being collective), the members agree in an
+ *      allreduce on the team whether any of them still has one; if so the team
+ *      stays, on every member, for as long as the process runs ("parked", still
+ *      counted by OSMP_MPI_MAX_TEAMS; a later communicator over the same
+ *      processes takes it up where teams are shared). A barrier at a local call
+ *      (the last MPI_Request_free) would hang a legal program: the other members
+ *      may be waiting for this one in point-to-point calls.
  */
-struct shared_team {
-    int n, *world;  /* the members' ranks in MPI_COMM_WORLD, in team order */
+struct team_rec {
+    int n, *world;  /* listed: the members' ranks in MPI_COMM_WORLD, in team order */
     long long id;   /* the same on every member: local rank 0's pid << 24 + its count */
     osmp_team_t team;
-    int refs;       /* communicators of this process on it */
-    struct shared_team *next;
+    int refs;       /* communicators of this process on it (1 above) */
+    int persistent; /* persistent requests on it alive in this process (3 above) */
+    int made;       /* persistent requests ever made on it (the same on every member) */
+    int listed;     /* later communicators over the same processes may share it */
+    struct team_rec *next;
 };
 static MPI_Group world_group = MPI_GROUP_NULL;
 osmp_atomic32_t osmp__mpi_teams_destroyed;
@@ -202,52 +229,99 @@ static void team_gone(osmp_team_t team)
     osmp_team_destroy(team);
 }
 
+/* s's communicator is freed (collective): its reference to the team goes (see above). */
 static void release_team(struct osmp__mpi_comm *s)
 {
-    struct shared_team *st = s->shared;
-    if (finalizing) return; /* the process ends: its teams stay reachable, their names are long gone */
-    if (!st) {
-        if (s->team) team_gone(s->team);
-        return;
+    struct team_rec *rec = s->rec;
+    if (finalizing || !rec) return; /* the process ends: its teams stay reachable, their names are long gone */
+    pthread_mutex_lock(&registry_lock);
+    int gone = --rec->refs == 0, made = rec->made;
+    pthread_mutex_unlock(&registry_lock);
+    if (!gone) return; /* 1 */
+    osmp__mpi_nb_settle(rec->team); /* 2 */
+    if (made) { /* 3 */
+        pthread_mutex_lock(&registry_lock);
+        int32_t mine = rec->persistent > 0, any = 0;
+        pthread_mutex_unlock(&registry_lock);
+        /* (a failed team cannot agree: osmp_team_destroy then frees without waiting, unless a request here needs it) */
+        if (osmp_allreduce(rec->team, &mine, &any, 1, OSMP_INT32, OSMP_MAX) != OSMP_OK) any = mine;
+        if (any) return;
     }
     pthread_mutex_lock(&registry_lock);
-    int gone = --st->refs == 0;
-    if (gone)
-        for (struct shared_team **p = &shared_teams; *p; p = &(*p)->next)
-            if (*p == st) {
-                *p = st->next;
-                break;
-            }
+    for (struct team_rec **p = &teams; *p; p = &(*p)->next)
+        if (*p == rec) {
+            *p = rec->next;
+            break;
+        }
+    for (struct osmp__mpi_comm *o = registry; o; o = o->next) /* (freed communicators' states, held by requests done) */
+        if (o->rec == rec) {
+            o->rec = NULL;
+            o->team = NULL;
+        }
     pthread_mutex_unlock(&registry_lock);
-    if (!gone) return;
-    team_gone(st->team);
-    free(st->world);
-    free(st);
+    team_gone(rec->team);
+    free(rec->world);
+    free(rec);
 }
 
-static void free_state(struct osmp__mpi_comm *s)
+/* The communicator's reference is gone, and the last request's: the memory goes (no MPI call, no collective:
+ * a request may let go anywhere, inside MPI's progress too). */
+static void destroy_state(struct osmp__mpi_comm *s)
 {
-    if (!s) return;
-    osmp__fetch_add(&state_generation, 1);
     pthread_mutex_lock(&registry_lock);
     for (int c = 0; c < OSMP_COLL_COUNT; c++) osmp__fetch_add(&accelerated[c], osmp__load_relaxed(&s->on_osmp[c]));
     if (s->prev) s->prev->next = s->next;
     else if (registry == s) registry = s->next;
     if (s->next) s->next->prev = s->prev;
     pthread_mutex_unlock(&registry_lock);
-    osmp__mpi_nb_forget(s, !finalizing); /* (nb.c: its outstanding nonblocking calls end first) */
-    release_team(s);
-    /* At finalize the ranks delete their communicators in any order: no collective any more. */
-    if (!finalizing) {
-        if (s->local != MPI_COMM_NULL && s->local != MPI_COMM_SELF && s->local != s->comm) PMPI_Comm_free(&s->local);
-        if (s->leaders != MPI_COMM_NULL) PMPI_Comm_free(&s->leaders);
-    }
     free(s->node_of);
     free(s->local_rank_of);
     free(s->node_bytes);
     free(s->node_displ);
     free(s->node_first);
     free(s);
+}
+
+void osmp__mpi_state_hold(struct osmp__mpi_comm *s, int persistent)
+{
+    osmp__fetch_add32(&s->refs, 1);
+    if (!persistent) return;
+    pthread_mutex_lock(&registry_lock);
+    s->rec->persistent++;
+    pthread_mutex_unlock(&registry_lock);
+}
+
+void osmp__mpi_state_made_persistent(struct osmp__mpi_comm *s)
+{
+    pthread_mutex_lock(&registry_lock);
+    s->rec->made++;
+    pthread_mutex_unlock(&registry_lock);
+}
+
+void osmp__mpi_state_put(struct osmp__mpi_comm *s, int persistent)
+{
+    if (persistent) {
+        pthread_mutex_lock(&registry_lock);
+        if (s->rec) s->rec->persistent--; /* (the team stays: 3 above) */
+        pthread_mutex_unlock(&registry_lock);
+    }
+    if (osmp__fetch_sub32(&s->refs, 1) == 1) destroy_state(s);
+}
+
+/* The attribute's delete callback: MPI_Comm_free (collective), or MPI_Finalize. */
+static void free_state(struct osmp__mpi_comm *s)
+{
+    if (!s) return;
+    osmp__fetch_add(&state_generation, 1); /* (no thread's cache maps the handle, which MPI may give again, to s) */
+    osmp__mpi_nb_forget(s);
+    release_team(s);
+    /* At finalize the ranks delete their communicators in any order: no collective any more. */
+    if (!finalizing) {
+        if (s->local != MPI_COMM_NULL && s->local != MPI_COMM_SELF && s->local != s->comm) PMPI_Comm_free(&s->local);
+        if (s->leaders != MPI_COMM_NULL) PMPI_Comm_free(&s->leaders);
+    }
+    s->local = s->leaders = s->comm = MPI_COMM_NULL; /* (gone: errors of requests still running go elsewhere) */
+    osmp__mpi_state_put(s, 0);
 }
 
 static int delete_state(MPI_Comm comm, int key, void *value, void *extra)
@@ -297,11 +371,12 @@ static int *world_ranks(MPI_Comm comm, int n)
 }
 
 /* The shared team over exactly these world ranks, with a reference taken. */
-static struct shared_team *find_team(const int *world, int n)
+static struct team_rec *find_team(const int *world, int n)
 {
-    struct shared_team *found = NULL;
+    struct team_rec *found = NULL;
     pthread_mutex_lock(&registry_lock);
-    for (struct shared_team *st = shared_teams; st && !found; st = st->next) {
+    for (struct team_rec *st = teams; st && !found; st = st->next) {
+        if (!st->listed) continue;
         int who, why = OSMP_OK;
         osmp_team_failure(st->team, &who, &why); /* a failed team stays with its communicators, no new one joins it */
         if (why == OSMP_OK && st->n == n && memcmp(st->world, world, sizeof(int) * (size_t)n) == 0) found = st;
@@ -318,14 +393,17 @@ static struct shared_team *find_team(const int *world, int n)
  *   2. allreduce MAX of (id, -id, at the cap, failed, new id);
  *   3. all found the same team: share it; any failed or at the cap: no team
  *      (the communicator goes to MPI); else create a new one and, if it may be
- *      shared, list it under the new id.
+ *      shared, list it under the new id. (Its record is allocated before 2, so
+ *      that no member fails alone after it.)
  * ok: this rank's state so far; returns whether the communicator has a team.
  */
 static int attach_team(struct osmp__mpi_comm *s, int ok)
 {
     static long long count;
     int *world = ok && share_teams ? world_ranks(s->local, s->local_size) : NULL;
-    struct shared_team *found = world ? find_team(world, s->local_size) : NULL; /* 1 */
+    struct team_rec *found = world ? find_team(world, s->local_size) : NULL; /* 1 */
+    struct team_rec *rec = ok ? calloc(1, sizeof(*rec)) : NULL;
+    ok = ok && rec;
     pthread_mutex_lock(&registry_lock);
     long long v[5] = {found ? found->id : 0, found ? -found->id : 0, !found && live_teams >= max_teams, !ok,
                       s->local_rank == 0 ? ((long long)getpid() << 24) + (++count & 0xffffff) : 0};
@@ -334,7 +412,8 @@ static int attach_team(struct osmp__mpi_comm *s, int ok)
     int agreed = found && v[0] == found->id && -v[1] == found->id && !v[3];
     if (agreed) { /* 3 */
         free(world);
-        s->shared = found;
+        free(rec);
+        s->rec = found;
         s->team = found->team;
         return 1;
     }
@@ -346,6 +425,7 @@ static int attach_team(struct osmp__mpi_comm *s, int ok)
     s->capped = v[2] != 0 && !v[3];
     if (v[2] || v[3]) {
         free(world);
+        free(rec);
         return 0;
     }
     int rc;
@@ -360,22 +440,19 @@ static int attach_team(struct osmp__mpi_comm *s, int ok)
     }
     if (rc != OSMP_OK) {
         free(world);
+        free(rec);
         s->team = NULL;
         return 0;
     }
-    struct shared_team *st = world ? calloc(1, sizeof(*st)) : NULL;
     pthread_mutex_lock(&registry_lock);
     live_teams++;
     teams_created++;
-    if (st) {
-        *st = (struct shared_team){.n = s->local_size, .world = world, .id = v[4], .team = s->team, .refs = 1,
-                                   .next = shared_teams};
-        shared_teams = st;
-        s->shared = st;
-        world = NULL;
-    }
+    *rec = (struct team_rec){.n = s->local_size, .world = world, .id = v[4], .team = s->team, .refs = 1,
+                             .listed = world != NULL};
+    rec->next = teams;
+    teams = rec;
     pthread_mutex_unlock(&registry_lock);
-    free(world);
+    s->rec = rec;
     return 1;
 }
 
@@ -395,6 +472,7 @@ static struct osmp__mpi_comm *build_state(MPI_Comm comm)
     struct osmp__mpi_comm *s = calloc(1, sizeof(*s));
     if (!s) return NULL; /* not survived: this rank passes its calls to MPI while the others wait in 1-4 */
     s->local = s->leaders = s->comm = MPI_COMM_NULL;
+    osmp__store32(&s->refs, 1); /* the communicator's */
     pthread_mutex_lock(&registry_lock);
     s->next = registry;
     if (registry) registry->prev = s;
@@ -505,7 +583,7 @@ int osmp__mpi_failed(struct osmp__mpi_comm *s, osmp_coll_t c, int rc)
         fprintf(stderr, "osmp-mpi: rank %d: MPI_%s failed on OSMP: %s\n", s->rank, osmp_coll_name(c),
                 osmp_status_str(rc));
     int code = rc == OSMP_ERR_NO_MEMORY ? MPI_ERR_NO_MEM : MPI_ERR_OTHER;
-    PMPI_Comm_call_errhandler(s->comm, code);
+    PMPI_Comm_call_errhandler(osmp__mpi_handler_comm(s), code);
     return code;
 }
 

@@ -38,9 +38,16 @@
  *
  * Lifetime: a request here (struct osmp__mpi_nb) holds two references, MPI's
  * (its free_fn: the program waited for it, or freed it) and ours (dropped when
- * it is complete). Every live one is on the `live` list, so that a
- * communicator's state going away (MPI_Comm_free, MPI_Finalize) first
- * completes its outstanding requests (osmp__mpi_nb_forget).
+ * it is complete). Every live one is on the `live` list. What it uses stays
+ * until it is freed, whatever the program frees after the post (MPI allows
+ * MPI_Type_free, MPI_Op_free and MPI_Comm_free right after it): the datatypes
+ * its views unpack with are its own copies (osmp__mpi_views_keep), they pack
+ * with MPI_COMM_SELF (OSMP__MPI_REQ_COMM), it holds its communicator's state
+ * (osmp__mpi_state_hold) and through it the team (comm.c keeps a team while
+ * requests run on it; the team's last MPI_Comm_free waits for them:
+ * osmp__mpi_nb_settle). A reduction's datatype and operation became OSMP's at
+ * the post (predefined ones only: user operations go to MPI), so nothing of
+ * them is kept.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -118,7 +125,7 @@ static void progress_off(int always)
 
 /* ---------------------------------------------------------------- requests */
 
-struct osmp__mpi_nb *osmp__mpi_nb_new(struct osmp__mpi_comm *s, osmp_coll_t c, MPI_Comm comm)
+struct osmp__mpi_nb *osmp__mpi_nb_new(struct osmp__mpi_comm *s, osmp_coll_t c)
 {
     /* (not calloc, nor a whole memset, which GCC turns into one: glibc's
      * calloc skips the thread cache; the views are initialised below) */
@@ -126,7 +133,6 @@ struct osmp__mpi_nb *osmp__mpi_nb_new(struct osmp__mpi_comm *s, osmp_coll_t c, M
     if (!w) return NULL;
     memset(w, 0, offsetof(struct osmp__mpi_nb, views));
     w->s = s;
-    w->comm = comm;
     w->c = c;
     w->refs = 2;
     w->greq = MPI_REQUEST_NULL;
@@ -134,7 +140,16 @@ struct osmp__mpi_nb *osmp__mpi_nb_new(struct osmp__mpi_comm *s, osmp_coll_t c, M
     w->persistent = osmp__mpi_persist;
     w->carrier = MPI_REQUEST_NULL;
     osmp__mpi_views_init(&w->views);
+    w->views.owned = 0;
+    osmp__mpi_state_hold(s, w->persistent);
     return w;
+}
+
+void osmp__mpi_nb_free(struct osmp__mpi_nb *w)
+{
+    osmp__mpi_views_release(&w->views);
+    osmp__mpi_state_put(w->s, w->persistent);
+    free(w);
 }
 
 static void unref(struct osmp__mpi_nb *w)
@@ -148,7 +163,7 @@ static void unref(struct osmp__mpi_nb *w)
     }
     pthread_mutex_unlock(&lock);
     if (gone && w->persistent) osmp__mpi_pc_destroy(w);
-    else if (gone) free(w);
+    else if (gone) osmp__mpi_nb_free(w);
 }
 
 /* Take w to advance it (0: complete, or another thread has it); MPICH's poll and wait functions. */
@@ -167,8 +182,8 @@ static __attribute__((unused)) int claim(struct osmp__mpi_nb *w)
 static void complete(struct osmp__mpi_nb *w, int rc)
 {
     w->rc = rc;
-    if (w->persistent && rc == OSMP_OK) osmp__mpi_views_unpack(&w->views, w->comm);
-    else if (!w->persistent) osmp__mpi_close(&w->views, rc == OSMP_OK, w->comm);
+    if (w->persistent && rc == OSMP_OK) osmp__mpi_views_unpack(&w->views, OSMP__MPI_REQ_COMM);
+    else if (!w->persistent) osmp__mpi_close(&w->views, rc == OSMP_OK, OSMP__MPI_REQ_COMM);
     pthread_mutex_lock(&lock);
     w->complete = 1;
     w->busy = 0;
@@ -195,15 +210,15 @@ static int advance(struct osmp__mpi_nb *w, int wait)
 }
 
 /* Advance requests (tested, or waited for if `wait`): this thread's, or
- * (s non-NULL) those on s whoever posted them; in posting order. Returns how
+ * (team non-NULL) those on team whoever posted them; in posting order. Returns how
  * many completed. try: give up if the lock is busy (the progress callback). */
-static int sweep(struct osmp__mpi_comm *s, int wait, int try)
+static int sweep(osmp_team_t team, int wait, int try)
 {
     if (try ? pthread_mutex_trylock(&lock) : pthread_mutex_lock(&lock)) return 0;
     pthread_t me = pthread_self();
     struct osmp__mpi_nb *mine = NULL;
     for (struct osmp__mpi_nb *w = live; w; w = w->next)
-        if (!w->complete && !w->busy && (s ? w->s == s : pthread_equal(w->owner, me))) {
+        if (!w->complete && !w->busy && (team ? w->s->team == team : pthread_equal(w->owner, me))) {
             w->busy = 1;
             w->next_mine = mine; /* (live is newest first: mine is in posting order) */
             mine = w;
@@ -327,18 +342,25 @@ int osmp__mpi_nb_post(struct osmp__mpi_comm *s, osmp_coll_t c, struct osmp__mpi_
     *req = MPI_REQUEST_NULL;
     if (rc < 0) {
         if (w) {
-            osmp__mpi_close(&w->views, 0, w->comm);
-            free(w);
+            osmp__mpi_close(&w->views, 0, OSMP__MPI_REQ_COMM);
+            osmp__mpi_nb_free(w);
         }
         return osmp__mpi_done(s, c, rc); /* (the error handler's answer) */
     }
     osmp__mpi_done(s, c, OSMP_OK);
+    if (w && osmp__mpi_views_keep(&w->views, 0) != OSMP_OK) {
+        /* No copy of a derived datatype: the call ends here, while the program's datatype is valid (a
+         * complete request: the blocking call's behaviour, as when MPI cannot start the request below). */
+        osmp__mpi_close(&w->views, osmp_wait(&w->oreq) == OSMP_OK, OSMP__MPI_REQ_COMM);
+        osmp__mpi_nb_free(w);
+        w = NULL;
+    }
     MPI_Request greq;
     int mrc = start_greq(w ? (void *)w : &nothing, &greq);
     if (mrc != MPI_SUCCESS || !w) {
         if (w) { /* (no MPI request to give: it ends here) */
-            osmp__mpi_close(&w->views, osmp_wait(&w->oreq) == OSMP_OK, w->comm);
-            free(w);
+            osmp__mpi_close(&w->views, osmp_wait(&w->oreq) == OSMP_OK, OSMP__MPI_REQ_COMM);
+            osmp__mpi_nb_free(w);
         } else if (mrc == MPI_SUCCESS) {
             PMPI_Grequest_complete(greq);
             *req = greq;
@@ -358,11 +380,11 @@ int osmp__mpi_nb_post(struct osmp__mpi_comm *s, osmp_coll_t c, struct osmp__mpi_
     return MPI_SUCCESS;
 }
 
-void osmp__mpi_nb_forget(struct osmp__mpi_comm *s, int wait)
+void osmp__mpi_nb_forget(struct osmp__mpi_comm *s)
 {
     if (!__atomic_load_n(&live, __ATOMIC_RELAXED)) return;
-    if (wait) sweep(s, 1, 0); /* (collective: every rank frees the communicator) */
-    /* Failures not reported yet go to the handler now, while the communicator is there. */
+    /* Failures not reported yet go to the handler now, while the communicator is there (later ones go to
+     * MPI_COMM_WORLD's: osmp__mpi_handler_comm). */
     struct osmp__mpi_nb *failed = NULL;
     pthread_mutex_lock(&lock);
     for (struct osmp__mpi_nb *w = live; w; w = w->next)
@@ -377,24 +399,11 @@ void osmp__mpi_nb_forget(struct osmp__mpi_comm *s, int wait)
         code_of(w);
         unref(w);
     }
-    /* A persistent request outlives its communicator's state, not the team its OSMP request is bound to. */
-    struct osmp__mpi_nb *kept = NULL;
-    pthread_mutex_lock(&lock);
-    for (struct osmp__mpi_nb *w = live; w; w = w->next)
-        if (w->s == s) {
-            w->s = NULL;
-            if (w->persistent && w->complete && w->oreq) {
-                w->refs++;
-                w->next_mine = kept;
-                kept = w;
-            }
-        }
-    pthread_mutex_unlock(&lock);
-    for (struct osmp__mpi_nb *w = kept, *next; w; w = next) {
-        next = w->next_mine;
-        osmp_request_free(&w->oreq);
-        unref(w);
-    }
+}
+
+void osmp__mpi_nb_settle(osmp_team_t team)
+{
+    if (__atomic_load_n(&live, __ATOMIC_RELAXED)) sweep(team, 1, 0); /* (collective: every member is here) */
 }
 
 int osmp__mpi_nb_progress(void)

@@ -16,8 +16,9 @@
  *    user-defined and every pair MPI itself rejects go to MPI (which raises);
  *  - communicators: intracommunicators. The OSMP state of a communicator is built
  *    on its first intercepted collective (all ranks make that call, so creation
- *    is collective), cached in an attribute, and destroyed by the attribute's
- *    delete callback at MPI_Comm_free and MPI_Finalize.
+ *    is collective), cached in an attribute, and let go by the attribute's
+ *    delete callback at MPI_Comm_free and MPI_Finalize (requests still using it
+ *    keep it, and its team, until they are freed: comm.c).
  * A communicator that spans several nodes (or pseudo-nodes, OSMP_MPI_PSEUDO_NODES)
  * runs hierarchically: OSMP inside each node, the MPI library between node
  * leaders (local rank 0). Alltoall and reduce_scatter_block on such
@@ -81,10 +82,13 @@ struct osmp__mpi_comm {
     int nnodes;
     int *node_bytes, *node_displ; /* per node, in blocks until scaled: see hier.c */
     int *node_first;              /* index of a node's first block in node-major order */
-    osmp_team_t team;             /* of the local part; shared with other communicators if `shared` */
-    struct shared_team *shared;   /* comm.c */
+    osmp_team_t team;             /* of the local part, maybe shared with other communicators; NULL once gone */
+    struct team_rec *rec;         /* the team's record (comm.c) */
     int capped;                   /* no team: OSMP_MPI_MAX_TEAMS reached */
-    MPI_Comm comm; /* the user's communicator, for its error handler (MPI_COMM_NULL: an intercommunicator) */
+    MPI_Comm comm; /* the user's communicator, for its error handler (MPI_COMM_NULL: an intercommunicator, or freed) */
+    /* The communicator's reference (until MPI_Comm_free) and one per request on it (nb.c, persist.c): a request
+     * posted before MPI_Comm_free runs on after it, and reports through this state. */
+    osmp_atomic32_t refs;
     osmp_atomic64_t on_osmp[OSMP_COLL_COUNT]; /* written by the one thread using comm, read by osmp_mpi_stat */
     struct osmp__mpi_comm *next, *prev;       /* the registry of live states */
 };
@@ -105,6 +109,17 @@ struct osmp__mpi_comm *osmp__mpi_state(MPI_Comm comm, osmp_coll_t c);
 int osmp__mpi_pass(osmp_coll_t c, enum osmp__mpi_reason r);
 /* Count a call that ran on OSMP; an OSMP failure goes to the communicator's error handler. */
 int osmp__mpi_failed(struct osmp__mpi_comm *s, osmp_coll_t c, int rc);
+/* Where an error on s is raised: its communicator, or once the program freed it (requests outlive it)
+ * MPI_COMM_WORLD, where both MPI libraries raise a generalized request's errors. */
+static inline MPI_Comm osmp__mpi_handler_comm(const struct osmp__mpi_comm *s)
+{
+    return s->comm != MPI_COMM_NULL ? s->comm : MPI_COMM_WORLD;
+}
+/* A request on s is made (persistent: an MPI_<op>_init's) / goes: it holds s, and s's team stays for it. */
+void osmp__mpi_state_hold(struct osmp__mpi_comm *s, int persistent);
+void osmp__mpi_state_put(struct osmp__mpi_comm *s, int persistent);
+/* An MPI_<op>_init on s runs on OSMP (counted on every member alike, its post failing or not: comm.c's teams). */
+void osmp__mpi_state_made_persistent(struct osmp__mpi_comm *s);
 static inline int osmp__mpi_done(struct osmp__mpi_comm *s, osmp_coll_t c, int rc)
 {
     osmp__store_relaxed(&s->on_osmp[c], osmp__load_relaxed(&s->on_osmp[c]) + 1); /* one writer per comm */
@@ -411,6 +426,7 @@ struct osmp__mpi_views {
     struct osmp__mpi_side side[2];
     int nvec, n;
     int vec_unpack[2];
+    unsigned owned; /* requests only: a bit per view (side[0], side[1], vec[0], vec[1]) whose dt is our duplicate */
     size_t *counts;
     size_t few[OSMP__MPI_VIEW_INLINE];
     struct osmp__mpi_vview vec[2];
@@ -449,6 +465,17 @@ static inline __attribute__((always_inline)) void osmp__mpi_close(struct osmp__m
  * that OSMP then overwrites costs time, nothing else), each successful run's end unpacks the outputs. */
 void osmp__mpi_views_refresh(struct osmp__mpi_views *x, MPI_Comm comm);
 void osmp__mpi_views_unpack(struct osmp__mpi_views *x, MPI_Comm comm);
+/* A request's views read their datatypes after its post returned (outputs unpacked at its end; a persistent
+ * one's packed views at every start and end), when the program may have freed them (MPI_Type_free right after
+ * MPI_I<op> is legal): each such view of a derived datatype gets a duplicate of its own (all: every packed view,
+ * else the ones unpacked at the end). OSMP_OK or OSMP_ERR_NO_MEMORY (the duplicates made so far are owned).
+ * _release frees the duplicates, after the views are closed. */
+int osmp__mpi_views_keep(struct osmp__mpi_views *x, int all);
+void osmp__mpi_views_release(struct osmp__mpi_views *x);
+/* The communicator a request's views pack and unpack with, after its post: MPI_Pack's communicator only names
+ * the data representation, the same for every communicator inside a node, and the program may free the
+ * request's own communicator before the request ends (MPI_COMM_SELF it cannot free). */
+#define OSMP__MPI_REQ_COMM MPI_COMM_SELF
 
 /* ---------------------------------------------------------------- nb.c */
 
@@ -457,8 +484,7 @@ void osmp__mpi_views_unpack(struct osmp__mpi_views *x, MPI_Comm comm);
 struct osmp__mpi_nb {
     osmp_request_t oreq;        /* OSMP_REQUEST_NULL once reaped (or for a call with nothing to do) */
     MPI_Request greq;
-    struct osmp__mpi_comm *s;   /* NULL once the communicator's state is gone (osmp__mpi_nb_forget) */
-    MPI_Comm comm;
+    struct osmp__mpi_comm *s;   /* held (osmp__mpi_state_hold) until w is freed: it outlives MPI_Comm_free */
     osmp_coll_t c;
     int rc;                     /* the OSMP status, once complete */
     int code, reported;         /* the MPI error code, once the failure went to the error handler */
@@ -476,15 +502,20 @@ struct osmp__mpi_nb {
     MPI_Request carrier;        /* the program's handle */
 };
 /* A request of call c on s, or NULL (no memory). */
-struct osmp__mpi_nb *osmp__mpi_nb_new(struct osmp__mpi_comm *s, osmp_coll_t c, MPI_Comm comm);
+struct osmp__mpi_nb *osmp__mpi_nb_new(struct osmp__mpi_comm *s, osmp_coll_t c);
+/* w's memory goes, with what it holds (its views closed already): its datatype duplicates, its state. */
+void osmp__mpi_nb_free(struct osmp__mpi_nb *w);
 /* The end of a nonblocking call on OSMP: rc is its post's status (w: NULL
  * when nothing was posted: no memory (rc < 0), or nothing to do (a request
  * complete at once)). Counts the call; *req gets the generalized request, or
  * MPI_REQUEST_NULL and an error code (the error handler's) when rc < 0. */
 int osmp__mpi_nb_post(struct osmp__mpi_comm *s, osmp_coll_t c, struct osmp__mpi_nb *w, int rc, MPI_Request *req);
-/* s goes away (comm.c's free_state): its requests are completed first (wait:
- * by waiting for them; at MPI_Finalize they already are) and let go of s. */
-void osmp__mpi_nb_forget(struct osmp__mpi_comm *s, int wait);
+/* s's communicator goes (comm.c's free_state, MPI_Comm_free or MPI_Finalize): the failures of its complete
+ * requests not reported yet go to its error handler while it is there. Its requests hold s and run on. */
+void osmp__mpi_nb_forget(struct osmp__mpi_comm *s);
+/* The team goes (its last communicator is freed: every member is there): every request still running on it,
+ * from any communicator, ends first (waited for). */
+void osmp__mpi_nb_settle(osmp_team_t team);
 /* MPI_Finalize: every request still outstanding (freed while active) completes;
  * Open MPI's progress callback goes. */
 void osmp__mpi_nb_finalize(void);

@@ -48,9 +48,13 @@
  *    leave OSMP's run going;
  *  - MPI_Request_free of an active one: MPI frees the carrier once its receive
  *    completes, the run completes in later calls (nb.c's orphans);
- *  - a communicator freed while persistent requests on it remain: their OSMP
- *    requests go with its team (nb.c's osmp__mpi_nb_forget); a later MPI_Start
- *    returns MPI_ERR_COMM.
+ *  - a communicator, datatype or operation freed while persistent requests on
+ *    it remain: they run on, as MPI says. A request holds its communicator's
+ *    state and, through it, the team (comm.c: the team's last MPI_Comm_free
+ *    keeps it, on every member, while any member still has such a request), its
+ *    packed views their own copies of derived datatypes (made at the _init:
+ *    types.c's osmp__mpi_views_keep), packed with MPI_COMM_SELF; a reduction's
+ *    datatype and operation are OSMP's since the _init.
  *
  * Decisions: the nonblocking call's (coll.c's bodies, with osmp__mpi_persist set
  * so that they make the request persistent), taken once at the _init: inside
@@ -168,10 +172,12 @@ void osmp__mpi_pc_finalize(void)
 int osmp__mpi_pc_made(struct osmp__mpi_comm *s, osmp_coll_t c, struct osmp__mpi_nb *w, int rc, MPI_Request *req)
 {
     *req = MPI_REQUEST_NULL;
+    osmp__mpi_state_made_persistent(s);
     if (rc >= 0 && !w) { /* nothing to do: each start completes at once */
-        w = osmp__mpi_nb_new(s, c, s->comm);
+        w = osmp__mpi_nb_new(s, c);
         if (!w) rc = OSMP_ERR_NO_MEMORY;
     }
+    if (rc >= 0 && osmp__mpi_views_keep(&w->views, 1) != OSMP_OK) rc = OSMP_ERR_NO_MEMORY;
     struct entry *e = rc >= 0 ? malloc(sizeof(*e)) : NULL;
     if (rc >= 0 && !e) rc = OSMP_ERR_NO_MEMORY;
     if (rc >= 0) {
@@ -206,13 +212,13 @@ int osmp__mpi_pc_made(struct osmp__mpi_comm *s, osmp_coll_t c, struct osmp__mpi_
 void osmp__mpi_pc_destroy(struct osmp__mpi_nb *w)
 {
     if (w->oreq) osmp_request_free(&w->oreq);
-    osmp__mpi_close(&w->views, 0, w->comm);
+    osmp__mpi_close(&w->views, 0, OSMP__MPI_REQ_COMM);
     if (w->tag > 0) {
         pthread_mutex_lock(&lock);
         tag_used[w->tag / 8] &= (unsigned char)~(1u << (w->tag % 8));
         pthread_mutex_unlock(&lock);
     }
-    free(w);
+    osmp__mpi_nb_free(w); /* (its state, and with it the team's hold, last) */
 }
 
 void osmp__mpi_pc_signal(struct osmp__mpi_nb *w)
@@ -232,10 +238,9 @@ void osmp__mpi_pc_signal(struct osmp__mpi_nb *w)
 
 int osmp__mpi_pc_start(struct osmp__mpi_nb *w, MPI_Request *req)
 {
-    if (!w->s) return MPI_ERR_COMM; /* (its communicator was freed: osmp__mpi_nb_forget) */
     int rc = PMPI_Start(req); /* the carrier's receive first: the run's end may come at once */
     if (rc != MPI_SUCCESS) return rc;
-    osmp__mpi_views_refresh(&w->views, w->comm);
+    osmp__mpi_views_refresh(&w->views, OSMP__MPI_REQ_COMM);
     osmp__fetch_add(&active, 1);
     osmp__mpi_nb_started(w);
     int orc = w->oreq ? osmp_start(&w->oreq) : OSMP_OK;
@@ -268,7 +273,7 @@ OSMP_MPI_ENTRY(int, MPI_Cancel)(MPI_Request *req)
     OSMP_MPI_ENTERED(MPI_Cancel);
     struct osmp__mpi_nb *w = req && osmp__load_relaxed(&osmp__mpi_pc_live) ? osmp__mpi_pc_find(*req) : NULL;
     if (!w) return PMPI_Cancel(req);
-    PMPI_Comm_call_errhandler(w->comm, MPI_ERR_REQUEST);
+    PMPI_Comm_call_errhandler(osmp__mpi_handler_comm(w->s), MPI_ERR_REQUEST);
     return MPI_ERR_REQUEST;
 }
 

@@ -300,3 +300,54 @@ void osmp__mpi_views_unpack(struct osmp__mpi_views *x, MPI_Comm comm)
     for (int i = 0; i < x->nvec; i++)
         if (x->vec_unpack[i]) vec_pack(&x->vec[i], x->n, 1, comm);
 }
+
+/* ---------------------------------------------------------------- datatypes a request keeps (nb.c, persist.c) */
+
+/* 1 when *dt is now our own copy of the program's derived datatype, 0 when it needs none (predefined: never
+ * freed), -1 on failure. A contiguous type of one element has dt's type map, lower bound and extent, so it packs
+ * and unpacks the same bytes; unlike MPI_Type_dup it copies none of the program's attributes (whose copy and
+ * delete callbacks would see our copy come and go). */
+static int keep_type(MPI_Datatype *dt)
+{
+    int ni, na, nd, combiner;
+    MPI_Datatype own;
+    if (PMPI_Type_get_envelope(*dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS) return -1;
+    if (combiner == MPI_COMBINER_NAMED) return 0;
+    if (PMPI_Type_contiguous(1, *dt, &own) != MPI_SUCCESS) return -1;
+    if (PMPI_Type_commit(&own) != MPI_SUCCESS) {
+        PMPI_Type_free(&own);
+        return -1;
+    }
+    *dt = own;
+    return 1;
+}
+
+int osmp__mpi_views_keep(struct osmp__mpi_views *x, int all)
+{
+    for (int i = 0; i < 2; i++) {
+        struct osmp__mpi_side *d = &x->side[i];
+        if ((all || i == 1) && d->v && d->v != d->buf && d->bytes > 0) { /* packed (side_pack's test) */
+            int k = keep_type(&d->dt);
+            if (k < 0) return OSMP_ERR_NO_MEMORY;
+            x->owned |= (unsigned)k << i;
+        }
+    }
+    for (int i = 0; i < x->nvec; i++) {
+        struct osmp__mpi_vview *v = &x->vec[i];
+        if ((all || x->vec_unpack[i]) && v->v && v->v != v->buf) { /* packed (vec_pack's test) */
+            int k = keep_type(&v->dt);
+            if (k < 0) return OSMP_ERR_NO_MEMORY;
+            x->owned |= (unsigned)k << (2 + i);
+        }
+    }
+    return OSMP_OK;
+}
+
+void osmp__mpi_views_release(struct osmp__mpi_views *x)
+{
+    for (int i = 0; i < 2; i++)
+        if (x->owned >> i & 1) PMPI_Type_free(&x->side[i].dt);
+    for (int i = 0; i < 2; i++)
+        if (x->owned >> (2 + i) & 1) PMPI_Type_free(&x->vec[i].dt);
+    x->owned = 0;
+}

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/machine.h"
 #include "common/util.h"
 #include "measured.h"
-#include "coll/tune.h"
 
 int osmp__measured_export_xml(hwloc_topology_t hw, const int *cpus, const double *m, const struct osmp__mtree *t,
                               const char *host, const char *path, int *conflicts, char *why, size_t why_len)
