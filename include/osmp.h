@@ -678,9 +678,9 @@ OSMP_EXPORT int osmp_exscan(osmp_team_t team, const void *sendbuf, void *recvbuf
  *     completes every outstanding one;
  *   - progress: every test, wait, and OSMP call on the team moves its
  *     outstanding collectives forward, and a participant blocked in a wait
- *     also moves those it posted on its other teams; an algorithm that has no
- *     resumable form yet (osmp-topo --algorithms) runs at once to its end when
- *     waited for, or when tested once every participant has posted it.
+ *     also moves those it posted on its other teams. A test never waits for
+ *     another participant: it takes the steps that can be taken now and
+ *     returns, whatever algorithm the call runs.
  * Errors in the arguments are returned by the post (no request is made, *req
  * is OSMP_REQUEST_NULL); failures while it runs (a lost peer) by its
  * completion, as the blocking call returns them. OSMP_CHECK_ARGS checks a

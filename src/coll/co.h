@@ -37,8 +37,12 @@ struct osmp__co_sub {
     size_t c, k;
 };
 
+struct osmp__part;
 struct osmp__co {
     int pc; /* 0: not started; else the line of the wait to resume at */
+    /* A composition's part (OSMP__AWAIT_PART): kept beside this co by its
+     * owner (the request), since a co cannot hold another. */
+    struct osmp__part *part;
     /* What the bodies keep across waits (each algorithm says which it uses). */
     int i, j;
     size_t c, k;
@@ -162,6 +166,83 @@ struct osmp__co {
 #define OSMP__AWAIT_DOWN(R, co, rc, c, buf)                                                                   \
     OSMP__AWAIT_SUB(R, co, rc, (R) ? osmp__pass_down_co(&(co)->p, &(co)->sub, c, buf) : osmp__pass_down(&(co)->p, c, buf))
 
+/*
+ * Compositions (allgather gather_bcast, ...: OSMP__ALG_PARTS in algs.def) are
+ * schedules of parts, as UCC builds a collective from tasks: each part is a
+ * collective of its own, run with the algorithm selection gives it for its own
+ * size (as osmp__run does), resumable like any call. The part in progress
+ * (which collective, its arguments, its algorithm and its co) is the struct
+ * below, which the request keeps beside its co (co->part). Compositions nest
+ * one level: a collective that has a composition among its algorithms is
+ * never a part (OSMP__AWAIT_PART refuses it at compile time), so a part's co
+ * never needs a part of its own.
+ */
+struct osmp__part {
+    osmp_coll_t c;
+    struct osmp__args a;
+    const struct osmp__alg *alg;
+    struct osmp__co co;
+};
+/* The resumable form's part: its algorithm chosen for a (as osmp__run
+ * chooses: the trace's nesting is the same) and its co cleared; then each step
+ * (osmp__co_resume's statuses). */
+int osmp__part_start(osmp__coll_t t, osmp_coll_t c, struct osmp__part *p);
+int osmp__part_resume(osmp__coll_t t, struct osmp__part *p);
+
+/* osmp__composed_<op>: how many of collective op's algorithms are compositions. */
+#define OSMP__ALGS(op, ...) enum { osmp__composed_##op = 0 __VA_ARGS__ };
+#define OSMP__ALG(name, run, radix, takes_radix, needs_single_copy, doc)
+#define OSMP__ALG_UPTO(name, run, max_block, radix, takes_radix, needs_single_copy, doc)
+#define OSMP__ALG_PARTS(name, run, radix, takes_radix, needs_single_copy, doc) +1
+#include "coll/algs.def"
+#undef OSMP__ALGS
+#undef OSMP__ALG
+#undef OSMP__ALG_UPTO
+#undef OSMP__ALG_PARTS
+/* osmp__coll_<op>: the collective op (a lowercase name) as osmp_coll_t. */
+#define OSMP__COLL_OF(NAME, name, flags) enum { osmp__coll_##name = OSMP_COLL_##NAME };
+OSMP_COLL_MAP(OSMP__COLL_OF)
+#undef OSMP__COLL_OF
+
+/* rc = part `op` (a collective, lowercase) of a composition, on args (a
+ * struct osmp__args, evaluated once, at the part's start), with the algorithm
+ * selection gives it. The blocking form runs it (osmp__run); the resumable
+ * form starts it in co->part and resumes it until it is done. A failure is
+ * left to the body (rc). */
+#define OSMP__AWAIT_PART(R, co, rc, t, op, args)                                                              \
+    do {                                                                                                       \
+        _Static_assert(!osmp__composed_##op, #op " has a composition among its algorithms: it cannot be a part"); \
+        if (!(R)) {                                                                                            \
+            struct osmp__args part_ = args;                                                                    \
+            (rc) = osmp__run(t, (osmp_coll_t)osmp__coll_##op, &part_);                                         \
+        } else {                                                                                               \
+            (co)->part->a = args;                                                                              \
+            if (((rc) = osmp__part_start(t, (osmp_coll_t)osmp__coll_##op, (co)->part)) == OSMP_OK) {           \
+                (co)->pc = __LINE__;                                                                           \
+                __attribute__((fallthrough));                                                                  \
+            case __LINE__:                                                                                     \
+                if (((rc) = osmp__part_resume(t, (co)->part)) == OSMP__PENDING) return OSMP__PENDING;          \
+            }                                                                                                  \
+        }                                                                                                      \
+    } while (0)
+/* The same for a part that is not selected: algorithm `name` (a
+ * OSMP__COMPILE_TWICE pair, never a composition) itself, on args, its
+ * resumable state in co->part. */
+#define OSMP__AWAIT_CALL(R, co, rc, t, name, args)                                                            \
+    do {                                                                                                       \
+        if (!(R)) {                                                                                            \
+            struct osmp__args part_ = args;                                                                    \
+            (rc) = name(t, &part_);                                                                            \
+        } else {                                                                                               \
+            (co)->part->a = args;                                                                              \
+            memset(&(co)->part->co, 0, sizeof((co)->part->co));                                                \
+            (co)->pc = __LINE__;                                                                               \
+            __attribute__((fallthrough));                                                                      \
+        case __LINE__:                                                                                         \
+            if (((rc) = name##_co(t, &(co)->part->a, &(co)->part->co)) == OSMP__PENDING) return OSMP__PENDING; \
+        }                                                                                                      \
+    } while (0)
+
 /* The two instantiations of body(t, a, co, R): name (blocking, the table's
  * run) and name##_co (resumable, found by algs.c). */
 #define OSMP__COMPILE_TWICE(name, body)                                                                       \
@@ -190,6 +271,8 @@ static inline int osmp__hier_start(osmp__coll_t t, const struct osmp__args *a, s
     return a->count && a->esize ? 1 : OSMP_OK;
 }
 
+/* The direct scatter's resumable form (alltoall scatters runs it as its parts). */
+int osmp__scatter_direct_co(osmp__coll_t t, const struct osmp__args *a, struct osmp__co *co);
 /* The direct reductions' resumable form (allreduce_direct.c). */
 int osmp__direct_fold_co(osmp__coll_t t, const struct osmp__args *a, size_t vector_bytes, size_t lo,
                          struct osmp__co *co);

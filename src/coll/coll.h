@@ -327,9 +327,9 @@ struct osmp__alg {
     /* The largest block (bytes) it takes on this team, 0 where it cannot run
      * at all; NULL: any. Selection gives larger blocks to the next row. */
     size_t (*max_block)(osmp__coll_t t);
-    /* Its resumable form (coll/co.h), or NULL: a nonblocking call of it runs
-     * the blocking form once every participant has posted it (team/request.c). */
+    /* Its resumable form (coll/co.h): a nonblocking call's. */
     osmp__co_fn co;
+    int parts; /* a composition: a schedule of other collectives (OSMP__ALG_PARTS in algs.def) */
 };
 
 #define OSMP__COLL_TABLE(NAME, name, flags) extern const struct osmp__alg osmp__##name##_algs[];
@@ -371,8 +371,8 @@ int osmp__run(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a);
 /* A nonblocking call of the same: the algorithm for its size (*alg; a's
  * choices filled in as osmp__run does; OSMP_ERR_RANGE as there), then each
  * step: the algorithm's resumable form from where it stopped (co zeroed at
- * the first), or, where it has none, its blocking form to the end. Returns
- * OSMP_OK, OSMP__PENDING or the failure (the team's, as osmp__run). */
+ * the first). Returns OSMP_OK, OSMP__PENDING or the failure (the team's, as
+ * osmp__run). A step never blocks. */
 int osmp__co_start(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a, const struct osmp__alg **alg);
 int osmp__co_resume(osmp__coll_t t, osmp_coll_t c, const struct osmp__args *a, const struct osmp__alg *alg,
                     struct osmp__co *co);

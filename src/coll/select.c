@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "common/fault.h"
-#include "coll/coll.h"
+#include "coll/co.h"
 #include "coll/tune.h"
 
 /* Team shapes. A hierarchical team is HIER_MST when the distance-aware MST
@@ -625,20 +625,31 @@ int osmp__co_start(osmp__coll_t t, osmp_coll_t c, struct osmp__args *a, const st
 int osmp__co_resume(osmp__coll_t t, osmp_coll_t c, const struct osmp__args *a, const struct osmp__alg *alg,
                     struct osmp__co *co)
 {
-    return run_end(t, run_choice(t, c, a, alg, alg->co ? co : NULL));
+    return run_end(t, run_choice(t, c, a, alg, co));
+}
+
+int osmp__part_start(osmp__coll_t t, osmp_coll_t c, struct osmp__part *p)
+{
+    p->c = c;
+    memset(&p->co, 0, sizeof(p->co));
+    return osmp__co_start(t, c, &p->a, &p->alg);
+}
+
+int osmp__part_resume(osmp__coll_t t, struct osmp__part *p)
+{
+    return osmp__co_resume(t, p->c, &p->a, p->alg, &p->co);
 }
 
 void osmp__algs_print(FILE *f)
 {
     static const char *const size_names[OSMP__NSIZES] = {"inline", "medium", "large"};
-    fprintf(f, "Algorithms (force one with OSMP_<OP>_ALG=NAME; auto follows the selection table; \"no resumable "
-               "form\": a nonblocking call runs it to its end when waited for, or tested once every participant "
-               "posted it):\n");
+    fprintf(f, "Algorithms (force one with OSMP_<OP>_ALG=NAME; auto follows the selection table; \"composition\": "
+               "a schedule of other collectives, run in turn):\n");
     for (int c = 0; c < OSMP_COLL_COUNT; c++) {
         fprintf(f, "  %s\n", osmp_coll_name((osmp_coll_t)c));
         for (const struct osmp__alg *a = algs[c]; a->name; a++)
             fprintf(f, "    %-14s %s%s%s\n", a->takes_radix ? "kary:K" : a->name, a->doc,
-                    a->needs_single_copy > 0 ? " [single copy]" : "", a->co ? "" : " [no resumable form]");
+                    a->needs_single_copy > 0 ? " [single copy]" : "", a->parts ? " [composition]" : "");
     }
     fprintf(f, "\nSelection (first matching row; sizes: inline <= %d B, medium <= %d B, large above; shapes: "
                "one = a team of one, flat = one group of <= %d / more ranks, hier = several levels, "

@@ -136,10 +136,6 @@ struct osmp__region {
     struct osmp__chan chan[2];
     struct osmp__wake wake[2];
     struct osmp__shared shared; /* used in rank 0's region only */
-    /* Nonblocking collectives and persistent starts this participant has
-     * posted on the team (team/request.c): a request that runs in blocking
-     * form starts only once every participant posted it. */
-    struct osmp__chan posted;
     /* On a 128-byte boundary: a two-line message (below) starting at an even
      * index fills one aligned pair, which the reader's cache fetches together. */
     struct osmp__mini mini[2][OSMP__MINI_SLOTS] __attribute__((aligned(2 * OSMP_CACHE_LINE)));
@@ -381,7 +377,7 @@ static inline int osmp__mb_poll_slot(struct osmp__mbox *m, int rank, int dir, in
  * looked at. OSMP_OK once it moved there, or OSMP_ERR_PEER_LOST (m->failed). */
 int osmp__mb_wait_pend(struct osmp__mbox *m);
 /* Without blocking: has participant `rank` (a request's: the one the last
- * unmet poll waited for, or one that has not posted it yet) died, or has
+ * unmet poll waited for) died, or has
  * anyone given up on the team? OSMP_ERR_PEER_LOST (m->failed) or OSMP_OK. */
 int osmp__mb_check_peer(struct osmp__mbox *m, int rank);
 /* A single copy from participant `rank` failed: OSMP_ERR_PEER_LOST if it

@@ -33,24 +33,38 @@ static size_t esize_of(osmp_dtype_t dtype, size_t count, size_t nblocks)
 /* OSMP_CHECK_ARGS: every participant contributes a hash of what must agree and
  * its complement to one MAX allreduce; both come back unchanged only if every
  * participant passed the same. All participants then return the same status
- * and the team stays usable. Off: nothing. */
-int osmp__check_args_now(osmp__team_t t, osmp_coll_t c, size_t count, int dtype, int op, int root)
+ * and the team stays usable. Off: nothing. A request runs the same allreduce
+ * as its first part (team/request.c). */
+void osmp__check_args_part(osmp_coll_t c, size_t count, int dtype, int op, int root, uint64_t buf[4],
+                           struct osmp__args *a)
 {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a over the fields */
     const uint64_t field[5] = {(uint64_t)c + 1, (uint64_t)count, (uint64_t)dtype, (uint64_t)op, (uint64_t)root};
     for (int i = 0; i < 5; i++) h = (h ^ field[i]) * 1099511628211ULL;
-    uint64_t mine[2] = {h, ~h}, all[2];
-    struct osmp__args a = {.in = mine, .out = all, .count = 2, .esize = sizeof(uint64_t)};
-    osmp__reduce_fn_get(OSMP_UINT64, OSMP_MAX, &a.fn);
+    buf[0] = h;
+    buf[1] = ~h;
+    *a = (struct osmp__args){.in = buf, .out = buf + 2, .count = 2, .esize = sizeof(uint64_t)};
+    osmp__reduce_fn_get(OSMP_UINT64, OSMP_MAX, &a->fn);
+}
+
+int osmp__check_args_result(const uint64_t buf[4])
+{
+    return buf[2] == buf[0] && buf[3] == buf[1] ? OSMP_OK : OSMP_ERR_MISMATCH;
+}
+
+static __attribute__((noinline)) int check_args_now(osmp__team_t t, osmp_coll_t c, size_t count, int dtype, int op, int root)
+{
+    uint64_t buf[4];
+    struct osmp__args a;
+    osmp__check_args_part(c, count, dtype, op, root, buf, &a);
     int rc = osmp__run(&t->coll, OSMP_COLL_ALLREDUCE, &a);
-    if (rc) return rc;
-    return all[0] == mine[0] && all[1] == mine[1] ? OSMP_OK : OSMP_ERR_MISMATCH;
+    return rc ? rc : osmp__check_args_result(buf);
 }
 
 /* Off (the default), this costs one load and a branch on every call. */
 static inline int check_args(osmp__team_t t, osmp_coll_t c, size_t count, int dtype, int op, int root)
 {
-    return t->check_args ? osmp__check_args_now(t, c, count, dtype, op, root) : OSMP_OK;
+    return t->check_args ? check_args_now(t, c, count, dtype, op, root) : OSMP_OK;
 }
 
 /* The arguments checked on every participant, then the call: zero counts do

@@ -9,12 +9,10 @@
  * call's exactly as for blocking calls; nothing in the data path changes.
  *
  * Progress (sweep) runs the head's resumable form (coll/co.h) until it waits
- * or ends, then the next one's; it never blocks. An algorithm without a
- * resumable form runs its blocking form, to its end, when a wait asks for it,
- * or when a test does once every participant has posted it (each publishes
- * its number of posts in its region's posted line): a test then blocks only
- * until peers that are past their post reach it, never on a peer that has not
- * posted (a test must not wait for another participant's progress).
+ * or ends, then the next one's; it never blocks, so a test never waits for
+ * another participant. Every algorithm has a resumable form (a composition's
+ * is a schedule of resumable parts); OSMP_CHECK_ARGS's exchange is the first
+ * part of a request's schedule (step).
  *
  * Who sweeps: every OSMP call on the team before its own work (a blocking
  * call completes the queue first: drain), osmp_test, osmp_wait; and a waiter
@@ -184,16 +182,6 @@ static void request_destroy(struct osmp_request *r)
     free(r);
 }
 
-/* Has every participant posted request r? Ranks below r->gate_rank are known to. */
-static int all_posted(osmp__team_t t, struct osmp_request *r)
-{
-    struct osmp__mbox *m = &t->coll.mb;
-    for (; r->gate_rank < t->coll.size; r->gate_rank++)
-        if (!osmp__seq_reached(osmp__load_acquire(&osmp__mb_region(m, r->gate_rank)->posted.seq), r->index))
-            return 0;
-    return 1;
-}
-
 /* A request's state is read without the team's lock (is_done, is_active):
  * the progress thread may move it. */
 static void set_state(struct osmp_request *r, int state)
@@ -216,8 +204,10 @@ static void finish(osmp__team_t t, struct osmp_request *r, int rc)
             osmp__reduce_alone(r->run.out, osmp__count_of(&r->run, 0), r->run.esize, r->op, r->run.fn);
         if (t->coll.trace) osmp__trace_end_(t->coll.trace);
     }
-    free(r->co.p.scratch); /* (reduce's, when it failed half way) */
+    free(r->co.p.scratch); /* (what the call or its part owns, when it failed half way) */
     r->co.p.scratch = NULL;
+    free(r->part.co.p.scratch);
+    r->part.co.p.scratch = NULL;
     if (!r->persistent) {
         free(r->stage);
         r->stage = NULL;
@@ -245,30 +235,30 @@ static int start(osmp__team_t t, struct osmp_request *r)
     }
     int rc = osmp__co_start(&t->coll, r->c, &r->run, &r->alg);
     if (rc) return rc;
-    r->gated |= r->alg->co == NULL;
-    if (t->coll.trace && !r->gated) osmp__trace_resumable_(t->coll.trace);
+    if (t->coll.trace) osmp__trace_resumable_(t->coll.trace);
     memset(&r->co, 0, sizeof(r->co));
+    r->co.part = &r->part; /* (a composition's) */
     return OSMP_OK;
+}
+
+/* OSMP_CHECK_ARGS's exchange, the first part of the head's schedule (before
+ * its start, outside its trace, as a blocking call's check: api.c): an
+ * allreduce of the arguments' hash, in r->part. */
+static int check_start(osmp__team_t t, struct osmp_request *r)
+{
+    _Static_assert(!osmp__composed_allreduce, "the check's allreduce is a part: no composition among its algorithms");
+    const struct osmp__args *a = &r->args;
+    osmp__check_args_part(r->c, a->vector ? 0 : a->count, r->dtype, (int)r->op, a->root, r->check, &r->part.a);
+    return osmp__part_start(&t->coll, OSMP_COLL_ALLREDUCE, &r->part);
 }
 
 /* Every nap's worth of a stalled head: is the peer it waits for alive? */
 #define CHECK_NS 1000000
 
-/* How far a sweep may go with a gated head (one without a resumable form):
- * a post leaves it, a test or a blocked waiter's hook runs it once every
- * participant has posted it, a wait runs it at once. */
-enum { GATED_NO, GATED_POSTED, GATED_ANY };
-
-/* Does the gate hold the gated head r back in this sweep? */
-static int held(osmp__team_t t, struct osmp_request *r, int gated)
-{
-    return gated == GATED_NO || (gated == GATED_POSTED && !all_posted(t, r));
-}
-
-/* The head r cannot move on until participant `rank` does (publishes, or
- * posts r): every CHECK_NS, is it alive? OSMP_OK (wait on), or the team's
- * failure. A test (MPI_Test polling a generalized request) must notice a
- * peer that died before posting as a wait would. */
+/* The head r cannot move on until participant `rank` publishes (what its
+ * last unmet poll waited for): every CHECK_NS, is it alive? OSMP_OK (wait
+ * on), or the team's failure. A test (MPI_Test polling a generalized request)
+ * must notice a peer that died before posting as a wait would. */
 static int stalled(osmp__team_t t, struct osmp_request *r, int rank)
 {
     int64_t now = osmp__now_ns();
@@ -277,35 +267,39 @@ static int stalled(osmp__team_t t, struct osmp_request *r, int rank)
     return osmp__mb_check_peer(&t->coll.mb, rank < t->coll.size ? rank : t->coll.mb.rank);
 }
 
+/* The head's schedule, from where it stopped: OSMP_CHECK_ARGS's exchange
+ * (where on), then the call. OSMP_OK once done, OSMP__PENDING, or its
+ * failure; never blocks. */
+static int step(osmp__team_t t, struct osmp_request *r)
+{
+    int rc;
+    if (r->state == OSMP__RQ_QUEUED) {
+        if (t->check_args) {
+            if ((rc = check_start(t, r))) return rc;
+            set_state(r, OSMP__RQ_CHECKING);
+        } else if ((rc = start(t, r))) {
+            return rc;
+        }
+    }
+    if (r->state == OSMP__RQ_CHECKING) {
+        if ((rc = osmp__part_resume(&t->coll, &r->part)) != OSMP_OK) return rc;
+        if ((rc = osmp__check_args_result(r->check))) return rc;
+        if (!r->args.count && !r->args.vector) return OSMP_OK; /* checked: nothing more to do */
+        if ((rc = start(t, r))) return rc;
+    }
+    return osmp__co_resume(&t->coll, r->c, &r->run, r->alg, &r->co);
+}
+
 /* Advance t's queue as far as it goes. */
-static void sweep(osmp__team_t t, int gated)
+static void sweep(osmp__team_t t)
 {
     if (t->busy) return; /* (a waiter inside this team's own run) */
     t->busy = 1;
     while (t->head) {
         struct osmp_request *r = t->head;
         int rc = t->coll.mb.failed;
-        if (!rc && r->state == OSMP__RQ_QUEUED) {
-            if (t->check_args) { /* an allreduce of its own, before the call, as a blocking call's */
-                r->gated = 1;
-                if (held(t, r, gated) && !(rc = stalled(t, r, r->gate_rank))) break;
-                if (!rc) {
-                    const struct osmp__args *a = &r->args;
-                    rc = osmp__check_args_now(t, r->c, a->vector ? 0 : a->count, r->dtype, (int)r->op, a->root);
-                }
-                if (!rc && !r->args.count && !r->args.vector) { /* checked: nothing more to do */
-                    finish(t, r, OSMP_OK);
-                    continue;
-                }
-            }
-            if (!rc) rc = start(t, r);
-        }
-        if (!rc && r->gated && held(t, r, gated)) {
-            if (!(rc = stalled(t, r, r->gate_rank))) break;
-        } else if (!rc) {
-            rc = osmp__co_resume(&t->coll, r->c, &r->run, r->alg, &r->co);
-            if (rc == OSMP__PENDING && !(rc = stalled(t, r, t->coll.mb.pend.rank))) break;
-        }
+        if (!rc) rc = step(t, r);
+        if (rc == OSMP__PENDING && !(rc = stalled(t, r, t->coll.mb.pend.rank))) break;
         finish(t, r, rc); /* (a failure ends the queue's others with the team's status in turn) */
     }
     t->busy = 0;
@@ -340,7 +334,7 @@ static void sweep_driven(void)
     }
     pthread_mutex_unlock(&drive_lock);
     for (int i = 0; i < n; i++) {
-        sweep(mine[i], GATED_POSTED);
+        sweep(mine[i]);
         pthread_mutex_unlock(&mine[i]->lock);
     }
 }
@@ -371,7 +365,7 @@ static void *progress_main(void *arg)
         }
         pthread_mutex_unlock(&prog_lock);
         if (t) {
-            sweep(t, GATED_NO); /* (may take t off the list: finish) */
+            sweep(t); /* (may take t off the list: finish) */
             pthread_mutex_unlock(&t->lock);
         }
         sched_yield();
@@ -384,7 +378,7 @@ static void *progress_main(void *arg)
 static void complete(osmp__team_t t, struct osmp_request *r)
 {
     for (;;) {
-        sweep(t, GATED_ANY);
+        sweep(t);
         if (r ? r->state == OSMP__RQ_DONE : !t->head) return;
         if (t->busy) abort(); /* a wait inside a sweep of this team: impossible by construction */
         /* The head waits for the counter the last poll saw unmet. */
@@ -445,15 +439,11 @@ int osmp_start(osmp_request_t *req)
     if ((rc = osmp__team_of(r->handle, &t))) return rc;
     if (t != r->team) return OSMP_ERR_BAD_TEAM;
     osmp__team_lock(t);
-    /* Its number among the team's posts, for every participant to see. */
-    r->index = ++t->posted;
-    osmp__store_release(&osmp__mb_region(&t->coll.mb, t->coll.rank)->posted.seq, t->posted);
-    r->gate_rank = 0;
-    r->gated = 0;
     r->checked_ns = osmp__now_ns();
     r->rc = OSMP_OK;
     r->next = NULL;
-    r->co.p.scratch = NULL; /* (finish frees it, even when the request ends before it starts) */
+    r->co.p.scratch = NULL; /* (finish frees them, even when the request ends before it starts) */
+    r->part.co.p.scratch = NULL;
     /* Zero counts do nothing and take no step, as the blocking call (api.c:
      * call), but for OSMP_CHECK_ARGS's exchange (sweep). */
     if (!r->args.count && !r->args.vector && !t->check_args) {
@@ -470,7 +460,7 @@ int osmp_start(osmp_request_t *req)
     t->detour = 1;
     drive(t);
     prog_register(t);
-    sweep(t, GATED_NO); /* the first steps now: a root's data is out before the caller computes */
+    sweep(t); /* the first steps now: a root's data is out before the caller computes */
     osmp__team_unlock(t);
     return OSMP_OK;
 }
@@ -513,12 +503,12 @@ static int is_active(const struct osmp_request *r)
 }
 
 /* Sweep r's team (locked) unless r is done; whether it is now. */
-static int advance(struct osmp_request *r, int gated)
+static int advance(struct osmp_request *r)
 {
     if (is_done(r)) return 1;
     osmp__team_t t = r->team; /* (alive: r is not done, and only its owner destroys it) */
     osmp__team_lock(t);
-    sweep(t, gated);
+    sweep(t);
     osmp__team_unlock(t);
     return is_done(r);
 }
@@ -530,7 +520,7 @@ int osmp_test(osmp_request_t *req, int *done)
     if (rc || !done) return rc ? rc : OSMP_ERR_INVALID_ARG;
     *done = 1;
     if (!r) return OSMP_OK;
-    if (!advance(r, GATED_POSTED)) {
+    if (!advance(r)) {
         *done = 0;
         /* More participants than CPUs: a caller's test loop would hold the
          * CPU a peer needs to get where this request waits. */
@@ -572,7 +562,7 @@ int osmp_testall(int n, osmp_request_t *reqs, int *done)
     for (int i = 0; i < n; i++) {
         struct osmp_request *r = request_of(&reqs[i], &rc);
         if (rc) return rc;
-        all &= !r || advance(r, GATED_POSTED);
+        all &= !r || advance(r);
     }
     *done = all;
     if (!all) return OSMP_OK;
@@ -594,7 +584,7 @@ int osmp_waitany(int n, osmp_request_t *reqs, int *index)
         for (int i = 0; i < n; i++) {
             struct osmp_request *r = reqs[i];
             if (!is_active(r)) continue;
-            if (advance(r, GATED_POSTED)) {
+            if (advance(r)) {
                 *index = i;
                 return reap(&reqs[i]);
             }
@@ -621,7 +611,7 @@ int osmp_waitany(int n, osmp_request_t *reqs, int *index)
             continue;
         }
         osmp__team_lock(one);
-        sweep(one, GATED_ANY); /* (its gated head may block here: a wait may) */
+        sweep(one);
         int any = 0;
         for (int i = 0; i < n && !any; i++)
             any = is_active(reqs[i]) && is_done(reqs[i]);

@@ -30,7 +30,6 @@ struct osmp__team {
     /* Outstanding nonblocking collectives (team/request.c), in posting order;
      * the head is the one running. */
     struct osmp_request *head, *tail;
-    uint64_t posted; /* nonblocking posts and starts so far (also in my region's posted line) */
     int busy;        /* its queue is being advanced (a wait inside it must not re-enter) */
     int driven;      /* on the list of teams with outstanding requests (request.c) */
     pthread_t driver; /* the thread that last posted on it: its blocked waits move it */

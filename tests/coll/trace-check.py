@@ -542,12 +542,12 @@ def trace_records(prefix, n):
     return out
 
 
-def run_nonblocking(tools, name, n, machine, placement, env, nbytes, resumable, ops="all"):
+def run_nonblocking(tools, name, n, machine, placement, env, nbytes, ops="all"):
     """Every collective at roots 0, n-1, n/2 blocking, then as nonblocking
     calls (osmp_i<op>, osmp_test until done): both runs' results right, the
     same algorithm and the same data movement in every call on every rank, and
-    the operations in `resumable` (and only they) ran their algorithms'
-    resumable forms on every rank."""
+    every nonblocking call (and no blocking one) ran its algorithm's resumable
+    form, on every rank (compositions as schedules of resumable parts)."""
     osmp_run, _, trace_run = tools
     traces, forms = {}, {}
     for calls in ("blocking", "test"):
@@ -562,50 +562,58 @@ def run_nonblocking(tools, name, n, machine, placement, env, nbytes, resumable, 
             if r.returncode != 0:
                 return
             traces[calls] = trace_records(prefix, n)
-            ran = set()
+            resumable, other = 0, set()
             for rank in range(n):
                 with open(f"{prefix}.{rank}.jsonl") as f:
-                    ran |= {(x["op"], rank) for x in map(json.loads, f) if x.get("resumable")}
-            forms[calls] = {op for op, _ in ran if all((op, r) in ran for r in range(n))}, {op for op, _ in ran}
-    check(f"{name}: blocking calls ran no resumable form", not forms["blocking"][1], sorted(forms["blocking"][1]))
-    check(f"{name}: resumable forms ran for {sorted(resumable)} on every rank, and only there",
-          forms["test"] == (set(resumable), set(resumable)), [sorted(x) for x in forms["test"]])
+                    for x in map(json.loads, f):
+                        if x["kind"] == "call" and x["op"] != "barrier":  # (call 0, blocking in both runs)
+                            resumable += bool(x.get("resumable"))
+                            other |= set() if x.get("resumable") else {(x["op"], x["alg"])}
+            forms[calls] = resumable, other
+    check(f"{name}: blocking calls ran no resumable form", forms["blocking"][0] == 0, forms["blocking"][0])
+    check(f"{name}: every nonblocking call ran its algorithm's resumable form, on every rank",
+          forms["test"][0] > 0 and not forms["test"][1], sorted(forms["test"][1]))
     b, t = traces["blocking"], traces["test"]
+    forced = {k[len("OSMP_"):-len("_ALG")].lower(): v for k, v in env.items() if k.endswith("_ALG")}
+    ran = {(x[1], x[3]) for rank in t for x in rank if x[2] == "call" and x[1] in forced}
+    check(f"{name}: the forced algorithms ran ({forced})", ran == set(forced.items()), sorted(ran))
     same = [r for r in range(n) if b[r] == t[r]]
     calls = sum(1 for x in b[0] if x[2] == "call")
     check(f"{name}: the nonblocking calls' traces equal the blocking calls' on every rank ({calls} calls each)",
           len(same) == n, f"{n - len(same)} ranks differ, first {next((r for r in range(n) if b[r] != t[r]), None)}")
 
 
-# Nonblocking calls against blocking ones: name -> (n, machine, placement, knobs, bytes, the operations whose
-# algorithm there has a resumable form[, the operations run: trace-run's OPS, default all]). The scans' tree
+SC0 = {"OSMP_SINGLE_COPY": "cma", "OSMP_SINGLE_COPY_MIN": "0"}
+# Nonblocking calls against blocking ones: name -> (n, machine, placement, knobs, bytes[, the operations run:
+# trace-run's OPS, default all]). The scans' tree
 # (auto, oversubscribed) and rdbl (forced): one mini line, and 1 KiB slots two deep (4 chunks; rdbl: 7 steps
 # each, claims waiting within a chunk; tree: two slots a chunk, so the down claim waits for the parent's read).
 NONBLOCKING = {
-    "nonblocking-64-milan": (64, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "scatter"], {}, 1001,
-                             {"bcast", "reduce", "allreduce", "gather", "scatter", "alltoall"}),
-    "nonblocking-192-milan": (192, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "random:5"], {}, 8,
-                              {"bcast", "reduce", "allreduce", "gather", "scatter", "alltoall"}),
+    "nonblocking-64-milan": (64, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "scatter"], {}, 1001),
+    "nonblocking-192-milan": (192, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "random:5"], {}, 8),
     "nonblocking-64-kunpeng-pipelined": (64, ["--topology", "{T}/kunpeng920-2x64-clusters.xml"], ["--bind", "scatter"],
-                                         {"OSMP_CHUNK_SIZE": "1024", "OSMP_PIPELINE_DEPTH": "2"}, 65541,
-                                         {"bcast", "reduce", "allreduce", "allgather", "reduce_scatter_block", "gather",
-                                          "scatter", "alltoall"}),
+                                         {"OSMP_CHUNK_SIZE": "1024", "OSMP_PIPELINE_DEPTH": "2"}, 65541),
     "nonblocking-scan-100-milan": (100, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "random:3"], {}, 8,
-                                   {"scan", "exscan"}, "scan,exscan"),
+                                   "scan,exscan"),
     "nonblocking-scan-100-milan-slots": (100, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "random:3"],
-                                         {"OSMP_CHUNK_SIZE": "1024", "OSMP_PIPELINE_DEPTH": "2"}, 4000,
-                                         {"scan", "exscan"}, "scan,exscan"),
+                                         {"OSMP_CHUNK_SIZE": "1024", "OSMP_PIPELINE_DEPTH": "2"}, 4000, "scan,exscan"),
+    # Compositions (schedules of resumable parts) forced, and alltoall's distance (single copy)
+    "nonblocking-48-opteron-compositions": (48, OPTERON48, ["--cores", CROSS48],
+                                            {"OSMP_ALLGATHER_ALG": "gather_bcast", "OSMP_ALLGATHERV_ALG": "gatherv_bcast",
+                                             "OSMP_REDUCE_SCATTER_BLOCK_ALG": "reduces", "OSMP_ALLTOALL_ALG": "scatters",
+                                             "OSMP_ALLTOALLV_ALG": "scatters"}, 1001,
+                                            "allgather,allgatherv,reduce_scatter_block,alltoall,alltoallv"),
+    "nonblocking-48-opteron-distance": (48, OPTERON48, ["--cores", CROSS48], dict(SC0, OSMP_ALLTOALL_ALG="distance"),
+                                        1001, "alltoall"),
     # (auto runs tree there, oversubscribed; rdbl's resumable form forced)
     "nonblocking-scan-100-milan-rdbl": (100, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "random:3"],
-                                        {"OSMP_SCAN_ALG": "rdbl", "OSMP_EXSCAN_ALG": "rdbl"}, 8,
-                                        {"scan", "exscan"}, "scan,exscan"),
+                                        {"OSMP_SCAN_ALG": "rdbl", "OSMP_EXSCAN_ALG": "rdbl"}, 8, "scan,exscan"),
     "nonblocking-scan-100-milan-slots-rdbl": (100, ["--topology", "{T}/amd-milan-2x64.xml"], ["--bind", "random:3"],
                                               {"OSMP_CHUNK_SIZE": "1024", "OSMP_PIPELINE_DEPTH": "2",
                                                "OSMP_SCAN_ALG": "rdbl", "OSMP_EXSCAN_ALG": "rdbl"}, 4000,
-                                              {"scan", "exscan"}, "scan,exscan"),
+                                              "scan,exscan"),
 }
 
-SC0 = {"OSMP_SINGLE_COPY": "cma", "OSMP_SINGLE_COPY_MIN": "0"}
 # Every algorithm forced somewhere, at 48 to 192 oversubscribed participants on
 # real machines (and Ma et al.'s), every rooted call at roots 0, n-1 and n/2,
 # odd sizes in each size class: name -> (n, machine, placement, other knobs,
@@ -653,9 +661,9 @@ if __name__ == "__main__":
         sys.exit(f"usage: trace-check.py OSMP_RUN OSMP_TOPO TRACE_RUN TOPOLOGIES_DIR CASE "
                  f"({', '.join(list(CASES) + list(FORCED) + list(NONBLOCKING))})")
     if sys.argv[5] in NONBLOCKING:
-        n, machine, placement, knobs, nbytes, resumable, *ops = NONBLOCKING[sys.argv[5]]
+        n, machine, placement, knobs, nbytes, *ops = NONBLOCKING[sys.argv[5]]
         machine = [m.replace("{T}", sys.argv[4]) for m in machine]
-        run_nonblocking(tuple(sys.argv[1:4]), sys.argv[5], n, machine, placement, knobs, nbytes, resumable, *ops)
+        run_nonblocking(tuple(sys.argv[1:4]), sys.argv[5], n, machine, placement, knobs, nbytes, *ops)
     elif sys.argv[5] in FORCED:
         n, machine, placement, knobs, nbytes, expect = FORCED[sys.argv[5]]
         env = dict(knobs, **{f"OSMP_{op.upper()}_ALG": alg for op, alg in expect.items()})

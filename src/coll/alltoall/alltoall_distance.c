@@ -20,15 +20,13 @@
 #include <stdlib.h>
 
 #include "common/fault.h"
-#include "coll/coll.h"
-
-int osmp__alltoall_distance(osmp__coll_t t, const struct osmp__args *a);
+#include "coll/co.h"
 
 /* My reading order, into order[0 .. n-1]; 0 if it needed memory it did not get. */
 static int schedule(osmp__coll_t t, int *order)
 {
     const struct osmp_plan *plan = t->plan;
-    int n = t->size, me = t->rank, top = plan->nlevels - 1, rc = 0;
+    int n = t->size, me = t->rank, top = plan->nlevels - 1, rc = 0, P = 1, m = 0, A, S = 0, k = 0;
     int *rep = osmp__malloc(sizeof(int) * (size_t)n), *lead = osmp__malloc(sizeof(int) * (size_t)n),
         *dom = osmp__malloc(sizeof(int) * (size_t)n), *cnt = NULL, *cell = NULL;
     if (!rep || !lead || !dom) goto out;
@@ -39,7 +37,6 @@ static int schedule(osmp__coll_t t, int *order)
                 lead[plan->levels[i].groups[g].members[x]] = plan->levels[i].groups[g].leader;
         for (int r = 0; r < n; r++) rep[r] = lead[rep[r]];
     }
-    int P = 1, m = 0;
     for (int r = 0; r < n; r++) dom[r] = 0;
     if (top >= 1) { /* several domains: the last level's members, in its (hardware) order */
         const struct osmp_plan_group *G = &plan->levels[top].groups[0];
@@ -54,13 +51,12 @@ static int schedule(osmp__coll_t t, int *order)
     cell = osmp__malloc(sizeof(int) * (size_t)P * (size_t)m);
     if (!cell) goto out;
     for (size_t c = 0; c < (size_t)P * (size_t)m; c++) cell[c] = -1;
-    int A = dom[me], S = 0;
+    A = dom[me];
     for (int x = 0; x < P; x++) cnt[x] = 0;
     for (int r = 0; r < n; r++) { /* slots in rank order within a domain */
         if (r == me) S = cnt[dom[r]];
         cell[(size_t)dom[r] * (size_t)m + (size_t)cnt[dom[r]]++] = r;
     }
-    int k = 0;
     for (int d = 0; d < P; d++)
         for (int u = 0; u < m; u++) {
             int r = cell[(size_t)((A + d + S) % P) * (size_t)m + (size_t)((S + u) % m)];
@@ -83,34 +79,54 @@ out:
  *      schedule's order (without memory for the schedule: rank order from the
  *      next rank, as "pairwise"), then publishes down;
  *   3. every rank returns once all have published down (nobody reads it any more).
+ * Across waits (resumable form): the step (co->s), the schedule (co->p.scratch:
+ * a request frees it if the call fails half way; NULL: rank order), the
+ * round (co->i) and a failed copy (co->rc).
  */
-int osmp__alltoall_distance(osmp__coll_t t, const struct osmp__args *a)
+static inline __attribute__((always_inline)) int alltoall_distance(osmp__coll_t t, const struct osmp__args *a,
+                                                                   struct osmp__co *co, const int R)
 {
     struct osmp__mbox *m = &t->mb;
-    int me = t->rank, n = t->size, rc = OSMP_OK;
+    int me = t->rank, n = t->size;
     size_t bytes = a->count * a->esize;
-    uint64_t s = osmp__phase(t) + 1;
-    int *order = osmp__malloc(sizeof(int) * (size_t)n);
-    int planned = order && schedule(t, order);
+#define PEER(k) (co->p.scratch ? ((const int *)(void *)co->p.scratch)[k] : (me + (k)) % n)
+    OSMP__CO_BEGIN(R, co);
+    co->rc = OSMP_OK;
+    co->s = osmp__phase(t) + 1;
+    co->p.scratch = osmp__malloc(sizeof(int) * (size_t)n);
+    if (co->p.scratch && !schedule(t, (int *)(void *)co->p.scratch)) {
+        free(co->p.scratch);
+        co->p.scratch = NULL;
+    }
     osmp__mb_chan(m, me, OSMP__UP)->addr = osmp__expose(a->in);
-    osmp__mb_publish(m, OSMP__UP, s); /* 1 */
-    for (int k = 0; k < n; k++) {      /* 2 */
-        int r = planned ? order[k] : (me + k) % n;
-        if (osmp__mb_wait(m, r, OSMP__UP, s)) {
-            free(order);
-            return m->failed;
-        }
+    osmp__mb_publish(m, OSMP__UP, co->s); /* 1 */
+    for (co->i = 0; co->i < n; co->i++) { /* 2 */
+        OSMP__AWAIT(R, co, m, PEER(co->i), OSMP__UP, co->s);
+        int r = PEER(co->i);
         const char *src = (const char *)(uintptr_t)osmp__mb_chan(m, r, OSMP__UP)->addr;
         if (r == me)
             osmp__copy_own(t, (char *)a->out + (size_t)me * bytes, (const char *)a->in + (size_t)me * bytes, bytes);
         else if (bytes && osmp__copy_from(m->pids[r], m->local[r], (char *)a->out + (size_t)r * bytes,
                                           src + (size_t)me * bytes, bytes))
-            rc = osmp__mb_copy_failed(m, r);
+            co->rc = osmp__mb_copy_failed(m, r);
         osmp__trace_copy(t, r, me, bytes);
     }
-    free(order);
-    osmp__mb_publish(m, OSMP__DOWN, s);
-    for (int r = 0; r < n; r++) /* 3 */
-        if (osmp__mb_wait(m, r, OSMP__DOWN, s)) return m->failed;
+    free(co->p.scratch);
+    co->p.scratch = NULL;
+    osmp__mb_publish(m, OSMP__DOWN, co->s);
+    for (co->i = 0; co->i < n; co->i++) /* 3 */
+        OSMP__AWAIT(R, co, m, co->i, OSMP__DOWN, co->s);
+    OSMP__CO_END(R, co);
+#undef PEER
+    return co->rc;
+}
+
+/* A failed blocking call frees its schedule here, a request when it ends (team/request.c). */
+static inline __attribute__((always_inline)) int alltoall_distance_run(osmp__coll_t t, const struct osmp__args *a,
+                                                                       struct osmp__co *co, const int R)
+{
+    int rc = alltoall_distance(t, a, co, R);
+    if (rc && !R) free(co->p.scratch);
     return rc;
 }
+OSMP__COMPILE_TWICE(osmp__alltoall_distance, alltoall_distance_run)
