@@ -17,8 +17,10 @@
  * past a local's initialiser, not a local assigned before a wait and read
  * after it: keep every such value in the co.
  *
- * A shared body that waits (tree.c's passes, bcast's modes) is a sub-machine
- * with its own saved place (struct osmp__co_sub), entered with OSMP__AWAIT_SUB.
+ * A shared body that waits (tree.c's passes, bcast's modes, the sliced
+ * reductions' steps) is a sub-machine with its own saved place (struct
+ * osmp__co_sub), entered with OSMP__AWAIT_SUB; sub-machines nest (the sliced
+ * reductions' gather inside a level's fold: co->sub2).
  */
 #ifndef OSMP_COLL_CO_H
 #define OSMP_COLL_CO_H
@@ -52,6 +54,7 @@ struct osmp__co {
     struct osmp__direct x;
     struct osmp__pass p;
     struct osmp__co_sub sub;
+    struct osmp__co_sub sub2; /* a sub-machine's own (the sliced reductions' gather inside a level's fold) */
     /* The call's place in the team's sequences (coll.h), taken at its start:
      * its phase, its first ring slot, its first mini line. */
     uint64_t base, slots, minis;

@@ -226,21 +226,16 @@ struct call {
     int slot;
     size_t off, k; /* the chunk: first element, elements */
     int in_out;    /* my slice is folded in my output, then staged into my down slot */
-    /* The resumable form runs each unit below twice: probing (its waits
-     * polled, nothing written; OSMP__PENDING at the first unmet one), then,
-     * once every wait is met, for real, where no wait blocks. */
-    int probe;
 };
 
-/* A unit's wait for `rank` to have published `step` on dir. */
-#define WAIT(c, m, rank, dir, step)                                                                          \
-    do {                                                                                                     \
-        if ((c)->probe) {                                                                                    \
-            if (!osmp__mb_poll(m, rank, dir, step)) return OSMP__PENDING;                                    \
-        } else if (osmp__mb_wait(m, rank, dir, step)) {                                                      \
-            return (m)->failed;                                                                              \
-        }                                                                                                    \
-    } while (0)
+/*
+ * The steps below are sub-machines (coll/co.h) of the call's body: each keeps
+ * its place in a struct osmp__co_sub (a level's fold, its loop over the
+ * group's children in sub->j, in co->sub; the gather inside it, its loop over
+ * the owners in sub->i, in co->sub2) and is compiled into both forms with the
+ * body. Everything else a step uses is a function of the call and the chunk,
+ * recomputed at each entry.
+ */
 
 static uint64_t st_partial(const struct call *c, int L)
 {
@@ -268,139 +263,160 @@ static size_t buf_of(const struct call *c, int L, int y)
     return at;
 }
 
+/* The part [*x, *y) of [lo, hi) that the p-th owner of G's slices holds; 0 if none. */
+static int span(const struct call *c, const struct sl_group *G, int p, size_t lo, size_t hi, size_t *x, size_t *y)
+{
+    size_t ylo = lo_of(c->k, G->nsub, p), yhi = lo_of(c->k, G->nsub, p + 1);
+    *x = ylo > lo ? ylo : lo;
+    *y = yhi < hi ? yhi : hi;
+    return *x < *y;
+}
+
 /* Move elements [lo, hi) of the chunk, as held by the owners of level L's
  * slices in group G (once they have published `step` up or down), into dst
  * (element lo at dst): copied (fold 0), folded in with fn (1), or copied but
- * for my own slice, which is there already (2). */
-static int gather(const struct call *c, const struct sl_group *G, int L, int dir, uint64_t step, size_t lo,
-                  size_t hi, char *dst, int fold)
+ * for my own slice, which is there already (2). The owner in sub->i. */
+static inline __attribute__((always_inline)) int gather(const struct call *c, const struct sl_group *G, int L,
+                                                        int dir, uint64_t step, size_t lo, size_t hi, char *dst,
+                                                        int fold, struct osmp__co_sub *sub, const int R)
 {
     osmp__coll_t t = c->t;
     struct osmp__mbox *m = &t->mb;
-    size_t e = c->a->esize, k = c->k;
-    int p = (int)(lo * (size_t)G->nsub / k); /* the owner of lo, or just before it */
-    while (p + 1 < G->nsub && lo_of(k, G->nsub, p + 1) <= lo)
-        p++;
-    for (; p < G->nsub && lo_of(k, G->nsub, p) < hi; p++) {
-        size_t ylo = lo_of(k, G->nsub, p), yhi = lo_of(k, G->nsub, p + 1);
-        size_t a = ylo > lo ? ylo : lo, b = yhi < hi ? yhi : hi;
-        if (a >= b) continue;
-        int y = G->sub[p];
-        if (y == t->rank && fold == 2) continue;
-        if (y != t->rank) WAIT(c, m, y, dir, step);
-        if (c->probe) continue;
-        const char *src = osmp__mb_slot(m, y, OSMP__DOWN, c->slot) + (buf_of(c, L, y) + a - ylo) * e;
+    size_t e = c->a->esize, k = c->k, x, y;
+    int owner;
+    OSMP__CO_BEGIN(R, sub);
+    sub->i = (int)(lo * (size_t)G->nsub / k); /* the owner of lo, or just before it */
+    while (sub->i + 1 < G->nsub && lo_of(k, G->nsub, sub->i + 1) <= lo)
+        sub->i++;
+    for (; sub->i < G->nsub && lo_of(k, G->nsub, sub->i) < hi; sub->i++) {
+        if (!span(c, G, sub->i, lo, hi, &x, &y) || (G->sub[sub->i] == t->rank && fold == 2)) continue;
+        if (G->sub[sub->i] != t->rank) OSMP__AWAIT(R, sub, m, G->sub[sub->i], dir, step);
+        span(c, G, sub->i, lo, hi, &x, &y);
+        owner = G->sub[sub->i];
+        const char *src = osmp__mb_slot(m, owner, OSMP__DOWN, c->slot) +
+                          (buf_of(c, L, owner) + x - lo_of(k, G->nsub, sub->i)) * e;
         if (fold == 1)
-            c->a->fn(dst + (a - lo) * e, src, b - a);
+            c->a->fn(dst + (x - lo) * e, src, y - x);
         else
-            memcpy(dst + (a - lo) * e, src, (b - a) * e);
-        osmp__trace_copy(t, y, t->rank, (b - a) * e);
+            memcpy(dst + (x - lo) * e, src, (y - x) * e);
+        osmp__trace_copy(t, owner, t->rank, (y - x) * e);
     }
+    OSMP__CO_END(R, sub);
     return OSMP_OK;
 }
 
 /* Step 1 of chunk c. */
-static int up_input(const struct call *c)
+static inline __attribute__((always_inline)) int up_input(const struct call *c, struct osmp__co_sub *sub,
+                                                          const int R)
 {
     osmp__coll_t t = c->t;
     struct osmp__mbox *m = &t->mb;
     const struct osmp__slicing *s = c->s;
     const struct osmp__args *a = c->a;
-    int me = t->rank, n = t->size;
+    int me = t->rank, n = t->size, L0 = s->mine[0];
     size_t e = a->esize, k = c->k;
-    if (c->probe)
-        return osmp__mb_claim_ready(m, OSMP__UP, c->slot) && osmp__mb_claim_ready(m, OSMP__DOWN, c->slot)
-                   ? OSMP_OK
-                   : OSMP__PENDING;
-    char *up = osmp__mb_claim(m, OSMP__UP, c->slot, t->peers, n - 1, OSMP__DOWN, st_done(c));
-    if (!up) return m->failed;
-    if (!osmp__mb_claim(m, OSMP__DOWN, c->slot, t->peers, n - 1, OSMP__DOWN, st_done(c))) return m->failed;
-    const char *in = (const char *)a->in + c->off * e;
-    int L0 = s->mine[0];
     const struct sl_group *G0 = &s->groups[L0][s->grp[L0 * n + me]];
     size_t lo = lo_of(k, G0->nsub, s->pos[L0 * n + me]), hi = lo_of(k, G0->nsub, s->pos[L0 * n + me] + 1);
+    const char *in = (const char *)a->in + c->off * e;
+    char *up;
+    OSMP__CO_BEGIN(R, sub);
+    OSMP__AWAIT_CLAIM(R, sub, m, OSMP__UP, c->slot);
+    OSMP__AWAIT_CLAIM(R, sub, m, OSMP__DOWN, c->slot);
+    if (!(up = osmp__mb_claim(m, OSMP__UP, c->slot, t->peers, n - 1, OSMP__DOWN, st_done(c)))) return m->failed;
+    if (!osmp__mb_claim(m, OSMP__DOWN, c->slot, t->peers, n - 1, OSMP__DOWN, st_done(c))) return m->failed;
     osmp__stage(t, up, in, lo * e); /* the others' slices only: I read mine in place */
     osmp__stage(t, up + hi * e, in + hi * e, (k - hi) * e);
     osmp__trace_copy(t, me, me, (k - (hi - lo)) * e);
     osmp__mb_publish(m, OSMP__UP, c->sc);
+    OSMP__CO_END(R, sub);
     return OSMP_OK;
 }
 
-/* Step 2 of chunk c at my i-th non-trivial level. */
-static int up_level(const struct call *c, int i)
+/* Do child j of G and the next one go into my slice in one pass (fn3): the
+ * first two, both ranks' inputs. */
+static int paired(const struct call *c, const struct sl_group *G, int j)
+{
+    return j == 0 && G->nchild > 1 && G->child_lev[1] < 0 && c->a->fn3;
+}
+
+/* Step 2 of chunk c at my i-th non-trivial level: child j in sub->j, a
+ * child's gather in sub2. */
+static inline __attribute__((always_inline)) int up_level(const struct call *c, int i, struct osmp__co_sub *sub,
+                                                          struct osmp__co_sub *sub2, const int R)
 {
     osmp__coll_t t = c->t;
     struct osmp__mbox *m = &t->mb;
     const struct osmp__slicing *s = c->s;
     const struct osmp__args *a = c->a;
-    int me = t->rank, n = t->size;
+    int me = t->rank, n = t->size, rc, y, y1;
     size_t e = a->esize;
     char *down = osmp__mb_slot(m, me, OSMP__DOWN, c->slot);
     const char *in = (const char *)a->in + c->off * e;
     int L = s->mine[i];
     const struct sl_group *G = &s->groups[L][s->grp[L * n + me]];
     size_t lo = lo_of(c->k, G->nsub, s->pos[L * n + me]), hi = lo_of(c->k, G->nsub, s->pos[L * n + me] + 1);
-    char *acc = down + buf_of(c, L, me) * e;
-    if (c->in_out) acc = (char *)a->out + (c->off + lo) * e;
-    for (int j = 0; j < G->nchild && hi > lo; j++) {
-        int lev = G->child_lev[j], y = G->child_rep[j];
-        if (lev >= 0) {
-            const struct sl_group *C = &s->groups[lev][s->grp[lev * n + y]];
-            int rc = gather(c, C, lev, OSMP__UP, st_partial(c, lev), lo, hi, acc, j > 0);
-            if (rc) return rc;
+    char *acc = c->in_out ? (char *)a->out + (c->off + lo) * e : down + buf_of(c, L, me) * e;
+#define LEV (G->child_lev[sub->j])
+#define CHILD (&s->groups[LEV][s->grp[LEV * n + G->child_rep[sub->j]]])
+    OSMP__CO_BEGIN(R, sub);
+    for (sub->j = 0; sub->j < G->nchild && hi > lo; sub->j++) {
+        if (LEV >= 0) {
+            OSMP__AWAIT_SUB(R, sub, rc,
+                            gather(c, CHILD, LEV, OSMP__UP, st_partial(c, LEV), lo, hi, acc, sub->j > 0, sub2, R));
             continue;
         }
-        if (y != me) WAIT(c, m, y, OSMP__UP, c->sc);
-        int y1 = j == 0 && G->nchild > 1 && G->child_lev[1] < 0 ? G->child_rep[1] : -1;
-        if (y1 >= 0 && a->fn3 && y1 != me) WAIT(c, m, y1, OSMP__UP, c->sc);
-        if (c->probe) {
-            j += y1 >= 0 && a->fn3;
-            continue;
-        }
+        if (G->child_rep[sub->j] != me) OSMP__AWAIT(R, sub, m, G->child_rep[sub->j], OSMP__UP, c->sc);
+        if (paired(c, G, sub->j) && G->child_rep[1] != me) OSMP__AWAIT(R, sub, m, G->child_rep[1], OSMP__UP, c->sc);
+        y = G->child_rep[sub->j];
         const char *v = (y == me ? in : osmp__mb_slot(m, y, OSMP__UP, c->slot)) + lo * e;
         osmp__trace_copy(t, y, me, (hi - lo) * e);
-        if (y1 >= 0 && a->fn3) { /* the first two inputs into the slice in one pass, not a copy then a fold */
+        if (paired(c, G, sub->j)) { /* the first two inputs into the slice in one pass, not a copy then a fold */
+            y1 = G->child_rep[1];
             a->fn3(acc, v, (y1 == me ? in : osmp__mb_slot(m, y1, OSMP__UP, c->slot)) + lo * e, hi - lo);
             osmp__trace_copy(t, y1, me, (hi - lo) * e);
-            j++;
-        } else if (j > 0) {
+            sub->j++;
+        } else if (sub->j > 0) {
             a->fn(acc, v, hi - lo);
         } else if (acc != v) { /* (in place, rank 0's first child is its own output) */
             memcpy(acc, v, (hi - lo) * e);
         }
     }
-    if (c->probe) return OSMP_OK;
     if (c->in_out) {
         osmp__stage(t, down + buf_of(c, L, me) * e, acc, (hi - lo) * e);
         osmp__trace_copy(t, me, me, (hi - lo) * e);
     }
     osmp__trace_reduce(t, (size_t)G->nchild * (hi - lo) * e);
     osmp__mb_publish(m, OSMP__UP, st_partial(c, L));
+    OSMP__CO_END(R, sub);
+#undef LEV
+#undef CHILD
     return OSMP_OK;
 }
 
-/* Step 3 of chunk c (allreduce) at my i-th non-trivial level, i below the top. */
-static int down_level(const struct call *c, int i)
+/* Step 3 of chunk c (allreduce) at my i-th non-trivial level, i below the top
+ * (its gather in sub: the step's only wait). */
+static inline __attribute__((always_inline)) int down_level(const struct call *c, int i, struct osmp__co_sub *sub,
+                                                            const int R)
 {
     osmp__coll_t t = c->t;
     const struct osmp__slicing *s = c->s;
-    int me = t->rank, n = t->size, L = s->mine[i], U = s->mine[i + 1];
+    int me = t->rank, n = t->size, L = s->mine[i], U = s->mine[i + 1], rc;
     const struct sl_group *G = &s->groups[L][s->grp[L * n + me]];
     size_t lo = lo_of(c->k, G->nsub, s->pos[L * n + me]), hi = lo_of(c->k, G->nsub, s->pos[L * n + me] + 1);
     const struct sl_group *GU = &s->groups[U][s->grp[U * n + me]];
     char *down = osmp__mb_slot(&t->mb, me, OSMP__DOWN, c->slot);
     int dir = U == s->nlevels - 1 ? OSMP__UP : OSMP__DOWN;
-    if (hi > lo) {
-        int rc = gather(c, GU, U, dir, st_final(c, U), lo, hi, down + buf_of(c, L, me) * c->a->esize, 0);
-        if (rc) return rc;
-    }
-    if (!c->probe) osmp__mb_publish(&t->mb, OSMP__DOWN, st_final(c, L));
+    if (hi > lo &&
+        (rc = gather(c, GU, U, dir, st_final(c, U), lo, hi, down + buf_of(c, L, me) * c->a->esize, 0, sub, R)))
+        return rc;
+    osmp__mb_publish(&t->mb, OSMP__DOWN, st_final(c, L));
     return OSMP_OK;
 }
 
 /* The end of step 3 (allreduce: the whole chunk into my output; reduce: the
- * root's), and step 4. */
-static int down_out(const struct call *c, int all)
+ * root's), and step 4 (the gather in sub). */
+static inline __attribute__((always_inline)) int down_out(const struct call *c, int all, struct osmp__co_sub *sub,
+                                                          const int R)
 {
     osmp__coll_t t = c->t;
     const struct osmp__slicing *s = c->s;
@@ -410,28 +426,31 @@ static int down_out(const struct call *c, int all)
     int rc = OSMP_OK;
     if (all)
         rc = gather(c, &s->groups[L0][s->grp[L0 * t->size + me]], L0, L0 == NL - 1 ? OSMP__UP : OSMP__DOWN,
-                    st_final(c, L0), 0, c->k, out, c->in_out ? 2 : 0);
+                    st_final(c, L0), 0, c->k, out, c->in_out ? 2 : 0, sub, R);
     else if (me == a->root)
-        rc = gather(c, &s->groups[NL - 1][0], NL - 1, OSMP__UP, st_final(c, NL - 1), 0, c->k, out, 0);
+        rc = gather(c, &s->groups[NL - 1][0], NL - 1, OSMP__UP, st_final(c, NL - 1), 0, c->k, out, 0, sub, R);
     if (rc) return rc;
-    if (!c->probe) osmp__mb_publish(&t->mb, OSMP__DOWN, st_done(c)); /* 4 */
+    osmp__mb_publish(&t->mb, OSMP__DOWN, st_done(c)); /* 4 */
     return OSMP_OK;
 }
 
 /* The units of loop turn i: chunk i's steps 1 and 2 (i < nchunks), then chunk
  * i - lag's step 3 (i >= lag): 1 + nmine units up, nmine units down
- * (nmine - 1 levels and down_out). Unit u of turn i for c and d. */
-static int unit(struct call *c, struct call *d, int all, size_t i, size_t nchunks, size_t lag, int u)
+ * (nmine - 1 levels and down_out). Unit u of turn i for c and d, each a
+ * sub-machine in sub (and sub2). */
+static inline __attribute__((always_inline)) int unit(const struct call *c, const struct call *d, int all, size_t i,
+                                                      size_t nchunks, size_t lag, int u, struct osmp__co_sub *sub,
+                                                      struct osmp__co_sub *sub2, const int R)
 {
     int nm = c->s->nmine;
     if (u <= nm) {
         if (i >= nchunks) return OSMP_OK;
-        return u == 0 ? up_input(c) : up_level(c, u - 1);
+        return u == 0 ? up_input(c, sub, R) : up_level(c, u - 1, sub, sub2, R);
     }
     if (i < lag) return OSMP_OK;
     u -= nm + 1; /* 0 .. nm - 1: levels nm - 2 down to 0 (allreduce), then the output */
-    if (u < nm - 1) return all ? down_level(d, nm - 2 - u) : OSMP_OK;
-    return down_out(d, all);
+    if (u < nm - 1) return all ? down_level(d, nm - 2 - u, sub, R) : OSMP_OK;
+    return down_out(d, all, sub, R);
 }
 
 static void at(struct call *c, uint64_t base, uint64_t stride, size_t i)
@@ -466,15 +485,16 @@ static const struct osmp__slicing *slicing_of(osmp__coll_t t, int hier)
 }
 
 /*
- * Both forms (R: resumable, co non-NULL). Across its waits the resumable form
- * keeps the phase (co->base), the loop turn (co->c) and unit (co->j), and in
- * co->bits 1 once started, 2 once handed over to the tree (co->p and the rest
- * of co then the tree's).
+ * The body, both forms. Across its waits the resumable form keeps the phase
+ * (co->base), the loop turn (co->c) and unit (co->j), the unit's sub-machines
+ * (co->sub, co->sub2), and in co->bits 2 once handed over to the tree (co->p
+ * and the rest of co, co->pc included, then the tree's).
  */
 static inline __attribute__((always_inline)) int sliced(osmp__coll_t t, const struct osmp__args *a, int hier,
                                                         int all, struct osmp__co *co, const int R)
 {
     size_t e = a->esize, count = a->count;
+    int rc;
     if (t->size == 1) {
         if (a->out != a->in) memcpy(a->out, a->in, count * e);
         osmp__trace_copy(t, 0, 0, a->out != a->in ? count * e : 0);
@@ -484,11 +504,11 @@ static inline __attribute__((always_inline)) int sliced(osmp__coll_t t, const st
     if (!hier || osmp__flat_team(t)) hier = 0; /* one group either way: share its slicing */
     const struct osmp__slicing *s = slicing_of(t, hier);
     if (!s) return OSMP_ERR_NO_MEMORY;
-    struct call c = {t, a, s, chunk_elems(t, a, s), 0, 0, 0, 0, 0, 0};
+    struct call c = {t, a, s, chunk_elems(t, a, s), 0, 0, 0, 0, 0};
     if (!c.K) { /* slots too small for that: the tree instead */
         osmp__trace_handover(t, "flat"); /* (sliced takes no radix: a->radix is 0) */
         if (!R) return all ? osmp__allreduce_tree(t, a) : osmp__reduce_tree(t, a);
-        co->bits = 3;
+        co->bits = 2;
         return all ? osmp__allreduce_tree_co(t, a, co) : osmp__reduce_tree_co(t, a, co);
     }
     size_t nchunks = (count + c.K - 1) / c.K;
@@ -507,33 +527,19 @@ static inline __attribute__((always_inline)) int sliced(osmp__coll_t t, const st
     c.in_out = all && s->nlevels == 1 && (a->in != a->out || t->rank < (a->fn3 ? 2 : 1));
     struct call d = c;
     int nunits = 2 * s->nmine + 1;
-    if (!R) {
-        uint64_t base = osmp__phase(t);
-        for (size_t i = 0; i < nchunks + lag; i++) {
-            at(&c, base, stride, i);
-            if (i >= lag) at(&d, base, stride, i - lag);
-            for (int u = 0; u < nunits; u++)
-                if (unit(&c, &d, all, i, nchunks, lag, u)) return t->mb.failed;
-        }
-        return OSMP_OK;
-    }
-    if (!(co->bits & 1)) {
-        co->base = osmp__phase(t);
-        co->c = 0;
-        co->j = 0;
-        co->bits = 1;
-    }
-    for (; co->c < nchunks + lag; co->c++, co->j = 0) {
+    if (R && co->pc) { /* resumed inside loop turn co->c: its chunks */
         at(&c, co->base, stride, co->c);
         if (co->c >= lag) at(&d, co->base, stride, co->c - lag);
-        for (; co->j < nunits; co->j++) {
-            c.probe = d.probe = 1;
-            int rc = unit(&c, &d, all, co->c, nchunks, lag, co->j);
-            if (rc) return rc;
-            c.probe = d.probe = 0;
-            if ((rc = unit(&c, &d, all, co->c, nchunks, lag, co->j))) return rc;
-        }
     }
+    OSMP__CO_BEGIN(R, co);
+    co->base = osmp__phase(t);
+    for (co->c = 0; co->c < nchunks + lag; co->c++) {
+        at(&c, co->base, stride, co->c);
+        if (co->c >= lag) at(&d, co->base, stride, co->c - lag);
+        for (co->j = 0; co->j < nunits; co->j++)
+            OSMP__AWAIT_SUB(R, co, rc, unit(&c, &d, all, co->c, nchunks, lag, co->j, &co->sub, &co->sub2, R));
+    }
+    OSMP__CO_END(R, co);
     return OSMP_OK;
 }
 
