@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Participants that would decide a team differently (issue 45): one rank with another OSMP_TOPOLOGY, another
-# OSMP_HIERARCHY_<OP>, another tune table, an injected allocation failure in a decision (OSMP_FAULT=decide:N),
-# hwloc restricted to another cpuset (a cgroup); and the control with nothing different. Every rank must print the
-# same status and the same reason (tests/reliability/agree.c: osmp_init's status and osmp_team_last_error()),
-# naming the part that differs or the rank and the step that failed; a mismatch is printed once on stderr;
-# nothing hangs; no segment of the run is left in /dev/shm.
+# Participants that would decide a team differently (issue 45): one rank with another OSMP_TOPOLOGY (or one that
+# does not load), another OSMP_HIERARCHY_<OP>, another tune table, an injected allocation failure in a decision
+# (OSMP_FAULT=decide:N), hwloc restricted to another cpuset (a cgroup); and the controls: nothing different, and
+# another OSMP_CHUNK_SIZE (rank 0 reads it for all: no mismatch). Every rank must print the same status and the
+# same reason (tests/reliability/agree.c: osmp_init's status and osmp_team_last_error()), naming the part that
+# differs or the rank and the step that failed; a mismatch is printed once on stderr; nothing hangs; no segment of
+# the run is left in /dev/shm.
 # usage: agree.sh CASE OSMP-RUN AGREE OSMP-TOPO TOPOLOGIES-DIR
 set -u
 case=$1 RUN=$2 AGREE=$3 TOPO=$4 T=$5
@@ -77,6 +78,9 @@ case $case in
   knob) # rank 2 gives allreduce a plan of its own (OSMP_HIERARCHY_<OP> is each participant's)
     run 4 "$(one_rank 2 OSMP_HIERARCHY_ALLREDUCE=flat)" --topology "$milan" --bind scatter
     expect 4 OSMP_ERR_MISMATCH "^team creation: rank 2's OSMP_HIERARCHY_<OP> differs from rank 0's \(digest [0-9a-f]{16} vs [0-9a-f]{16}; also plan, algorithm selection\)$" ;;
+  knob-rank0) # a knob rank 0 reads for the team (the chunk): rank 2's value is not used, nothing differs
+    run 4 "$(one_rank 2 OSMP_CHUNK_SIZE=256)" --topology "$milan" --bind scatter
+    expect 4 OSMP_OK 'allreduce and bcast exact$' ;;
   tune) # rank 3 finds a tune table, the others none
     { OSMP_TOPOLOGY=$milan "$TOPO" --signature && echo "allreduce * 0 max kary:2"; } >"$tmp/tune.txt" || exit 1
     run 4 "$(one_rank 3 OSMP_TUNE_FILE="$tmp/tune.txt")" --topology "$milan" --bind scatter
