@@ -81,7 +81,8 @@ OSMP_EXPORT int osmp_version(int *major, int *minor, int *patch);
     X(ERR_KNOB, -12, "an OSMP_* environment variable has a bad value")                                      \
     X(ERR_PEER_LOST, -13, "a participant of the team died or gave up; the team is unusable, destroy it")    \
     X(ERR_TIMEOUT, -14, "a participant did not join in time (OSMP_JOIN_TIMEOUT)")                            \
-    X(ERR_MISMATCH, -15, "participants called a collective with different arguments (OSMP_CHECK_ARGS)")     \
+    X(ERR_MISMATCH, -15, "participants called a collective with different arguments (OSMP_CHECK_ARGS), "    \
+                         "or decided a team's creation differently (osmp_team_last_error says what differs)")  \
     X(ERR_BAD_TEAM, -16, "not a live team handle (destroyed, or never created)")                             \
     X(ERR_NOT_MEMBER, -17, "the caller is not the participant this team handle belongs to")                 \
     X(ERR_COPY, -18, "a single copy from another process's memory failed (process_vm_readv)")
@@ -518,8 +519,25 @@ struct osmp_team_params {
 /* Collective over the participants of the new team. If any participant fails
  * to set up, all of them return the same error (failures travel in the
  * out-of-band exchange) and no segment is left behind. OSMP_ERR_INVALID_ARG
- * for unknown mask bits. */
+ * for unknown mask bits.
+ * Every participant makes the team's decisions itself, from what it sees: its
+ * topology (OSMP_TOPOLOGY, or hwloc restricted to its cpuset), the plans, the
+ * algorithms and thresholds chosen from them, its OSMP_HIERARCHY_<OP> and its
+ * tune table (the knobs rank 0 reads need not agree: rank 0's apply).
+ * Creation compares a digest of each; where they differ, every participant
+ * returns OSMP_ERR_MISMATCH (and rank 0 prints the reason on stderr, once per
+ * process and reason). A decision that a participant cannot make (no memory
+ * for it) fails creation too, never a guess of its own. */
 OSMP_EXPORT int osmp_team_create(const struct osmp_team_params *params, osmp_team_t *team);
+/* Why the calling thread's last osmp_team_create, osmp_team_create_threads or
+ * osmp_init failed, in one line that is the same on every participant: the
+ * participant and the step that failed ("team creation: rank 2: out of memory
+ * (choosing the algorithms and thresholds)"), or for OSMP_ERR_MISMATCH what
+ * differs and between whom ("team creation: rank 3's topology of the team's
+ * cores differs from rank 0's (...)"). "" after a success, and after a failure
+ * found before the exchange (invalid arguments). Valid until the thread's next
+ * creation. */
+OSMP_EXPORT const char *osmp_team_last_error(void);
 
 /* Threads of one or several processes as one team: each process of `parent`
  * starts nthreads threads (the same number everywhere), and each thread calls

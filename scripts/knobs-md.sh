@@ -10,9 +10,11 @@ cat <<'HEAD'
 
 Every setting of OSMP is an environment variable `OSMP_<NAME>`, read when a team is created (the
 `OSMP_<OP>_ALG` and `OSMP_HIERARCHY_<OP>` families take one variable per collective, e.g. `OSMP_ALLREDUCE_ALG`).
-Settings that must agree across a team (chunk size, thresholds, hierarchy) are taken from rank 0. A value that
-cannot be parsed is reported on stderr and fails team creation with `OSMP_ERR_KNOB`, or, for a knob local to one
-process, falls back to its default with a one-line warning.
+Settings that must agree across a team (chunk size, thresholds, hierarchy) are taken from rank 0. Those each
+participant reads for itself (`OSMP_TOPOLOGY`, `OSMP_HIERARCHY_<OP>`, `OSMP_TUNE_FILE`) must give every participant
+the same decisions: team creation fails with `OSMP_ERR_MISMATCH` and a line naming what differs otherwise. A value
+that cannot be parsed is reported on stderr and fails team creation with `OSMP_ERR_KNOB`, or, for a knob local to
+one process, falls back to its default with a one-line warning.
 
 This page is generated from the knob table in `src/common/knobs.h`; do not edit it by hand:
 

@@ -355,8 +355,18 @@ struct osmp__select_in {
 /* Everything a team decides once, from its shape and the knobs: per collective
  * the algorithms by size (t->choice), the single-copy thresholds
  * (t->single_copy_min), streaming into the slots (t->mb.stream_min) and of an
- * exchange's own block (t->own_stream_min). The same on every participant. */
-void osmp__select_init(osmp__coll_t t, const struct osmp__select_in *in);
+ * exchange's own block (t->own_stream_min). The same on every participant
+ * that sees the same topology, plans and tune table (team creation checks
+ * it with osmp__select_digest). OSMP_ERR_NO_MEMORY where a decision could not
+ * be made (a participant never guesses: team creation fails). */
+int osmp__select_init(osmp__coll_t t, const struct osmp__select_in *in);
+/* After osmp__select_init with t->single_copy set: not every pair can copy
+ * once after all; the same as osmp__select_init with it unset. */
+void osmp__select_single_copy_off(osmp__coll_t t);
+/* Digests of what osmp__select_init decided, for team creation to compare:
+ * the chains of algorithms (*chains), the thresholds and the tune table's
+ * "mpi" bands (*limits). */
+void osmp__select_digest(osmp__coll_t t, uint64_t *chains, uint64_t *limits);
 /* OSMP_CHUNK_SIZE=auto: the chunk of a team of `size` participants. */
 size_t osmp__select_chunk(int size);
 /* osmp_team_choice (osmp.h): what this team runs for c at `bytes`. */

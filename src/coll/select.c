@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/fault.h"
+#include "common/util.h"
 #include "coll/co.h"
 #include "coll/tune.h"
 
@@ -219,20 +220,25 @@ static uint64_t far(osmp__coll_t t, int a, int b)
  * of the distance matrix). Where they tie, the plan's tree keeps its shallower
  * shape and the user's hierarchy spec. All minimum spanning trees have the same
  * edge keys, so Prim's O(n^2) walk gives the MST's sum without sorting all
- * pairs. Every rank decides alike: the inputs are the team's cores and topology.
- * Teams above OSMP__GRAPH_RANKS_MAX keep the plan's tree.
+ * pairs. Every rank decides alike: the inputs are the team's cores and topology
+ * (team creation compares every participant's digest of both). Teams above
+ * OSMP__GRAPH_RANKS_MAX keep the plan's tree. Without memory for the walk the
+ * answer is unknown, and guessing would let this participant choose otherwise
+ * than the others: OSMP_ERR_NO_MEMORY, which fails the team's creation.
  */
-static int mst_cheaper(osmp__coll_t t)
+static int mst_cheaper(osmp__coll_t t, int *cheaper)
 {
-    int n = t->size;
-    if (n > OSMP__GRAPH_RANKS_MAX) return 0;
+    int n = t->size, rc;
+    *cheaper = 0;
+    if (n > OSMP__GRAPH_RANKS_MAX) return OSMP_OK;
     struct osmp_graph *plan = NULL;
-    uint32_t *best = osmp__malloc(sizeof(uint32_t) * (size_t)n); /* cheapest key into the tree so far; UINT32_MAX: in it */
-    int *from = osmp__malloc(sizeof(int) * (size_t)n);           /* the tree's end of that edge */
-    if (!best || !from || osmp_graph_create(t->topo, t->cores, n, 0, OSMP_GRAPH_PLAN, t->plan, &plan) != OSMP_OK) {
+    uint32_t *best = osmp__decide_malloc(sizeof(uint32_t) * (size_t)n); /* cheapest key into the tree so far; UINT32_MAX: in it */
+    int *from = osmp__decide_malloc(sizeof(int) * (size_t)n);           /* the tree's end of that edge */
+    rc = !best || !from ? OSMP_ERR_NO_MEMORY : osmp_graph_create(t->topo, t->cores, n, 0, OSMP_GRAPH_PLAN, t->plan, &plan);
+    if (rc) {
         free(best);
         free(from);
-        return 0;
+        return rc;
     }
     uint64_t plan_cost = 0, mst_cost = 0;
     for (int e = 0; e < plan->nedges; e++) plan_cost += far(t, plan->edges[e][0], plan->edges[e][1]);
@@ -258,15 +264,18 @@ static int mst_cheaper(osmp__coll_t t)
     }
     free(best);
     free(from);
-    return mst_cost < plan_cost;
+    *cheaper = mst_cost < plan_cost;
+    return OSMP_OK;
 }
 
-static unsigned shape_of(osmp__coll_t t)
+static int shape_of(osmp__coll_t t, unsigned *shape)
 {
     unsigned over = t->oversubscribed ? OVERSUB : 0;
-    if (t->size == 1) return ONE;
-    if (!osmp__flat_team(t)) return (mst_cheaper(t) ? HIER_MST : HIER_PLAN) | over;
-    return (t->size <= FLAT_SMALL_MAX ? FLAT_SMALL : FLAT_LARGE) | over;
+    int cheaper = 0, rc = OSMP_OK;
+    if (t->size == 1) *shape = ONE;
+    else if (!osmp__flat_team(t)) *shape = (!(rc = mst_cheaper(t, &cheaper)) && cheaper ? HIER_MST : HIER_PLAN) | over;
+    else *shape = (t->size <= FLAT_SMALL_MAX ? FLAT_SMALL : FLAT_LARGE) | over;
+    return rc;
 }
 
 /* The smallest block of each size class (OSMP__MEDIUM_MAX and the line bound them). */
@@ -290,14 +299,17 @@ static int chain_add(osmp__coll_t t, struct osmp__choice *chain, int *k, int sz,
     return max == SIZE_MAX;
 }
 
-/* Last-level cache bytes the team's cores sit under: the sum over the
+/* Last-level cache bytes the team's cores sit under (*llc): the sum over the
  * distinct L3s (an L2 where the machine has no L3) of their sizes, as hwloc
- * gives them; 0 if one is unknown. */
-static uint64_t team_llc(osmp__coll_t t)
+ * gives them; 0 if one is unknown. OSMP_ERR_NO_MEMORY without memory to count
+ * them (as mst_cheaper: never a guess that the others would not make). */
+static int team_llc(osmp__coll_t t, uint64_t *llc)
 {
-    const struct osmp_domain **seen = calloc((size_t)t->size, sizeof(*seen));
+    const struct osmp_domain **seen = osmp__decide_calloc((size_t)t->size, sizeof(*seen));
     uint64_t sum = 0;
-    for (int r = 0, k = 0; seen && r < t->size; r++) {
+    *llc = 0;
+    if (!seen) return OSMP_ERR_NO_MEMORY;
+    for (int r = 0, k = 0; r < t->size; r++) {
         const struct osmp_domain *d = osmp_topo_domain_of(t->topo, t->cores[r], OSMP_DOMAIN_L3);
         if (d && d->kind != OSMP_DOMAIN_L3) d = osmp_topo_domain_of(t->topo, t->cores[r], OSMP_DOMAIN_L2);
         if (!d || (d->kind != OSMP_DOMAIN_L3 && d->kind != OSMP_DOMAIN_L2) || !d->cache_bytes) {
@@ -313,7 +325,8 @@ static uint64_t team_llc(osmp__coll_t t)
         }
     }
     free(seen);
-    return sum;
+    *llc = sum;
+    return OSMP_OK;
 }
 
 /* Is the team far apart: two or more participants, no two of which share a
@@ -347,13 +360,15 @@ static uint64_t llc_of_one(osmp__coll_t t)
  * of the last-level caches it spans; its own block streamed once they fill
  * half of them. Constants only where hwloc knows no cache size. A tune
  * table's single_copy_min comes after these (tune_settings). */
-static void thresholds(osmp__coll_t t, const struct osmp__select_in *in)
+static int thresholds(osmp__coll_t t, const struct osmp__select_in *in)
 {
     int far = far_team(t);
     t->mb.stream_min = in->stream_min >= 0                                ? (size_t)in->stream_min
                        : in->stream_min == -1 && far && OSMP__HAVE_STREAM ? (size_t)OSMP__STREAM_MIN_FAR
                                                                           : SIZE_MAX;
-    uint64_t n2 = (uint64_t)t->size * (uint64_t)t->size, llc = team_llc(t), one = llc_of_one(t);
+    uint64_t n2 = (uint64_t)t->size * (uint64_t)t->size, llc, one = llc_of_one(t);
+    int rc = team_llc(t, &llc);
+    if (rc) return rc;
     t->own_stream_min = OSMP__HAVE_STREAM ? (size_t)((llc ? llc / 2 : OSMP__OWN_STREAM_TEAM) / n2) : SIZE_MAX;
     uint64_t exch = (llc ? (uint64_t)((double)llc * OSMP__SINGLE_COPY_EXCHANGE_LLC) : OSMP__SINGLE_COPY_EXCHANGE_TEAM) / n2;
     if (exch < OSMP__SINGLE_COPY_EXCHANGE_FLOOR) exch = OSMP__SINGLE_COPY_EXCHANGE_FLOOR;
@@ -374,6 +389,7 @@ static void thresholds(osmp__coll_t t, const struct osmp__select_in *in)
         if (in->one_process && k == OSMP_COLL_REDUCE) min = UINT64_MAX;
         t->single_copy_min[k] = !t->single_copy || min > SIZE_MAX ? SIZE_MAX : (size_t)min;
     }
+    return OSMP_OK;
 }
 
 /* Chunks: a chunk handoff costs line transfers both ways, so small teams take
@@ -464,12 +480,14 @@ static void slow_alg(osmp__coll_t t)
             t->slow_alg = find((osmp_coll_t)c, dot + 1, strlen(dot + 1));
 }
 
-void osmp__select_init(osmp__coll_t t, const struct osmp__select_in *in)
+int osmp__select_init(osmp__coll_t t, const struct osmp__select_in *in)
 {
-    thresholds(t, in);
+    unsigned team_shape;
+    int rc = thresholds(t, in);
+    if (rc) return rc;
     tune_settings(t, in->tune);
     slow_alg(t);
-    unsigned team_shape = shape_of(t);
+    if ((rc = shape_of(t, &team_shape))) return rc;
     const struct osmp_plan *team_plan = t->plan;
     const char *team_spec = t->hierarchy;
     for (int c = 0; c < OSMP_COLL_COUNT; c++) {
@@ -477,9 +495,10 @@ void osmp__select_init(osmp__coll_t t, const struct osmp__select_in *in)
         if (t->op_plan[c]) { /* a collective with its own spec: its own shape */
             t->plan = t->op_plan[c];
             t->hierarchy = t->op_hierarchy[c];
-            shape = shape_of(t);
+            rc = shape_of(t, &shape);
             t->plan = team_plan;
             t->hierarchy = team_spec;
+            if (rc) return rc;
         }
         const struct osmp__choice *forced = &in->forced[c];
         for (int sz = 0; sz < OSMP__NSIZES; sz++)
@@ -502,6 +521,35 @@ void osmp__select_init(osmp__coll_t t, const struct osmp__select_in *in)
                 if (chain == own) tune_chain(t, in->tune, c, sz, sc, own, t->choice[c][sz][sc]);
             }
     }
+    return OSMP_OK;
+}
+
+void osmp__select_single_copy_off(osmp__coll_t t)
+{
+    t->single_copy = 0;
+    for (int k = 0; k < OSMP_COLL_COUNT; k++) t->single_copy_min[k] = SIZE_MAX;
+}
+
+void osmp__select_digest(osmp__coll_t t, uint64_t *chains, uint64_t *limits)
+{
+    uint64_t h = OSMP__HASH_INIT;
+    for (int c = 0; c < OSMP_COLL_COUNT; c++)
+        for (int sz = 0; sz < OSMP__NSIZES; sz++)
+            for (int sc = 0; sc < 2; sc++)
+                for (const struct osmp__choice *ch = t->choice[c][sz][sc];; ch++) { /* ends at the link taking every size */
+                    h = osmp__hash(h, (uint64_t)(ch->alg - algs[c]) << 32 | (uint32_t)ch->radix);
+                    h = osmp__hash(h, (uint64_t)ch->max);
+                    h = osmp__hash(h, (uint64_t)(uint32_t)ch->from);
+                    if (ch->max == SIZE_MAX) break;
+                }
+    *chains = h;
+    h = osmp__hash(osmp__hash(OSMP__HASH_INIT, t->mb.stream_min), t->own_stream_min);
+    for (int c = 0; c < OSMP_COLL_COUNT; c++) {
+        h = osmp__hash(osmp__hash(h, t->single_copy_min[c]), (uint64_t)t->nmpi[c]);
+        for (int i = 0; i < t->nmpi[c]; i++)
+            h = osmp__hash(osmp__hash(osmp__hash(h, t->mpi[c][i].lo), t->mpi[c][i].hi), (uint64_t)t->mpi[c][i].from);
+    }
+    *limits = h;
 }
 
 /* The algorithm for this call's block size (and a->copy_min, single_copy,

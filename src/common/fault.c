@@ -48,7 +48,7 @@ static int parse_delay(const char *v)
 static int parse(const char *v)
 {
     if (strncmp(v, "delay:", 6) == 0) return parse_delay(v + 6);
-    static const char *const names[OSMP__FAULT_KINDS] = {"copy:", "alloc:", "seg:"};
+    static const char *const names[OSMP__FAULT_KINDS] = {"copy:", "alloc:", "seg:", "decide:"};
     for (int k = 0; k < OSMP__FAULT_KINDS; k++) {
         size_t len = strlen(names[k]);
         if (strncmp(v, names[k], len) != 0) continue;
@@ -75,7 +75,8 @@ int osmp__fault_slow(enum osmp__fault_kind k)
         int bad = *v && parse(v);
         if (bad)
             fprintf(stderr,
-                    "osmp: OSMP_FAULT=\"%s\" must be copy:N, alloc:N, seg:N or delay:COLLECTIVE.ALGORITHM:USEC, "
+                    "osmp: OSMP_FAULT=\"%s\" must be copy:N, alloc:N, seg:N, decide:N or "
+                    "delay:COLLECTIVE.ALGORITHM:USEC, "
                     "optionally @RANK; "
                     "no fault\n",
                     v);
@@ -85,8 +86,8 @@ int osmp__fault_slow(enum osmp__fault_kind k)
     if (st != 2 || k != fault_kind || !fault_at) return 0;
     if (osmp__fetch_add32(&seen[k], 1) + 1 != (uint32_t)fault_at) return 0;
     /* Said, so that a test knows the event happened (and stops raising N when it does not). */
-    static const char *const what[OSMP__FAULT_KINDS] = {"single copy", "allocation",
-                                                        "segment creation/attach"};
+    static const char *const what[OSMP__FAULT_KINDS] = {"single copy", "allocation", "segment creation/attach",
+                                                        "allocation of a team-wide decision"};
     fprintf(stderr, "osmp: OSMP_FAULT: %s %ld of this process fails\n", what[k], fault_at);
     return 1;
 }

@@ -12,6 +12,8 @@ enum osmp__fault_kind {
     OSMP__FAULT_ALLOC, /* a memory allocation of team creation or of a collective: as if malloc returned NULL
                         */
     OSMP__FAULT_SEG,   /* creating or attaching a team segment: as if shm_open failed */
+    OSMP__FAULT_DECIDE, /* an allocation of a decision the team makes at creation (coll/select.c): also counted
+                         * as an allocation (alloc:N), but this kind reaches it without counting the others */
     OSMP__FAULT_KINDS
 };
 
@@ -41,6 +43,15 @@ static inline void *osmp__malloc(size_t n)
 static inline void *osmp__calloc(size_t n, size_t size)
 {
     return osmp__fault(OSMP__FAULT_ALLOC) ? NULL : calloc(n, size);
+}
+/* Allocations of the decisions a team makes at its creation (OSMP_FAULT=decide:N or alloc:N). */
+static inline void *osmp__decide_malloc(size_t n)
+{
+    return osmp__fault(OSMP__FAULT_DECIDE) ? NULL : osmp__malloc(n);
+}
+static inline void *osmp__decide_calloc(size_t n, size_t size)
+{
+    return osmp__fault(OSMP__FAULT_DECIDE) ? NULL : osmp__calloc(n, size);
 }
 
 #endif

@@ -62,7 +62,9 @@
     X(TRACE, "", "write a transfer trace: each participant writes PREFIX.<team rank>.jsonl, one line per "   \
                  "(call, source, destination) of payload copied and per call of data reduced (docs/design.md)")     \
     X(FAULT, "", "testing: copy:N, alloc:N or seg:N makes this process's N-th single copy, allocation "     \
-                 "(team creation, collectives) or segment creation/attach fail; delay:COLLECTIVE.ALGORITHM:USEC " \
+                 "(team creation, collectives) or segment creation/attach fail; decide:N its N-th allocation of " \
+                 "a decision at team creation (the MST rule, the caches the team spans); "                 \
+                 "delay:COLLECTIVE.ALGORITHM:USEC "                                                        \
                  "makes every call of that algorithm sleep USEC first (osmp-tune's test); @R: only in rank R " \
                  "(osmp-run's, or the MPI launcher's)")                                                  \
     X(VERBOSE, "0", "libosmp_mpi: 1 prints why calls fall back (once per reason) and per-call counts at "    \

@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,6 +39,23 @@ static inline void osmp__copy(void *dst, const void *src, size_t n)
         memcpy(d + n - 4, s + n - 4, 4);
     } else {
         memcpy(d, s, n);
+    }
+}
+
+/* Digests of what the participants of a team computed on their own, compared
+ * only for equality (team creation, team.c): FNV-1a over 64-bit words. Each
+ * step is a bijection of the digest for a given word, so two sequences that
+ * differ in one word never give the same digest. */
+#define OSMP__HASH_INIT 1469598103934665603ULL
+static inline uint64_t osmp__hash(uint64_t h, uint64_t word)
+{
+    return (h ^ word) * 1099511628211ULL;
+}
+static inline uint64_t osmp__hash_str(uint64_t h, const char *s)
+{
+    for (;; s++) {
+        h = osmp__hash(h, (unsigned char)*s);
+        if (!*s) return h;
     }
 }
 

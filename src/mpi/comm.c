@@ -439,6 +439,17 @@ static int attach_team(struct osmp__mpi_comm *s, int ok)
         rc = osmp_team_create(&p, &s->team);
     }
     if (rc != OSMP_OK) {
+        if (verbose) { /* why, once per reason: the next communicators over these processes fail alike */
+            static char said[400];
+            const char *why = *osmp_team_last_error() ? osmp_team_last_error() : osmp_status_str(rc);
+            pthread_mutex_lock(&registry_lock);
+            int say = strcmp(said, why) != 0;
+            if (say) snprintf(said, sizeof(said), "%s", why);
+            pthread_mutex_unlock(&registry_lock);
+            int wr = -1;
+            PMPI_Comm_rank(MPI_COMM_WORLD, &wr);
+            if (say) fprintf(stderr, "osmp-mpi: rank %d: a communicator goes to MPI: %s\n", wr, why);
+        }
         free(world);
         free(rec);
         s->team = NULL;

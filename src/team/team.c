@@ -92,11 +92,40 @@ static int current_core(osmp_topo_t topo)
 
 #define OSMP__CPU_WORDS 16 /* 1024 CPUs */
 
+/* Where a participant's creation failed: the reason (osmp_team_last_error)
+ * names it with the participant. */
+enum step {
+    STEP_NONE,
+    STEP_MEMORY,
+    STEP_TOPOLOGY,
+    STEP_CORE,
+    STEP_SPECS,
+    STEP_KNOBS,
+    STEP_SEGMENT,
+    STEP_ATTACH,
+    STEP_TRACE,
+    STEP_PLANS,
+    STEP_SELECTION,
+    STEP_COUNT
+};
+static const char *const step_names[STEP_COUNT] = {
+    "",
+    "allocating the team",
+    "loading its topology (OSMP_TOPOLOGY)",
+    "its core",
+    "OSMP_HIERARCHY_<OP>",
+    "reading the knobs",
+    "creating the team segment",
+    "mapping the team segment",
+    "opening the transfer trace",
+    "building the plans",
+    "choosing the algorithms and thresholds",
+};
+
 struct boot1 {
-    int32_t status, core, pid, single_copy_mode; /* mode: 0 none, 1 auto, 2 required */
+    int32_t status, step, core, pid, single_copy_mode; /* mode: 0 none, 1 auto, 2 required */
     int32_t check_args, ncpus; /* ncpus: CPUs this participant may run on (sched_getaffinity) */
     uint64_t cpus[OSMP__CPU_WORDS]; /* which (the first 64 * OSMP__CPU_WORDS) */
-    uint64_t op_specs; /* a hash of the participant's OSMP_HIERARCHY_<OP> (they must agree) */
     uint64_t probe_addr, chunk, depth, single_copy_min, single_copy_min_threads, step_start;
     int64_t stream_min;       /* OSMP_STREAM_MIN; -1: auto (a far team), -2: never */
     int32_t single_copy_auto; /* OSMP_SINGLE_COPY_MIN=auto: the exchange and far-team rules apply */
@@ -107,8 +136,37 @@ struct boot1 {
     char trace[400]; /* file name base of the transfer trace (coll/trace.h), empty when off */
 };
 
+/*
+ * What every participant decides on its own, from what it sees, and all must
+ * decide alike (a disagreement is a hang or wrong data): a digest of each,
+ * compared in the outcome exchange. The knobs that must agree are rank 0's
+ * (read_shared_knobs) and need none. In the order a mismatch is named: the
+ * first that differs is the likely cause of the later ones.
+ */
+enum {
+    AGREE_LIBRARY,  /* the library's version and layout: cache line, page size, region bytes */
+    AGREE_TOPOLOGY, /* what its topology says about the team's cores (osmp__topo_cores_digest) */
+    AGREE_SPECS,    /* its OSMP_HIERARCHY_<OP> */
+    AGREE_TUNE,     /* the tune table it uses (the hash of its text; 0: none) */
+    AGREE_PLANS,    /* the plans: root 0's and each OSMP_HIERARCHY_<OP>'s */
+    AGREE_CHAINS,   /* the selection: per collective, size class and single copy, the algorithms */
+    AGREE_LIMITS,   /* the thresholds (single copy, streaming) and the tune table's "mpi" bands */
+    AGREE_PARTS
+};
+static const char *const agree_names[AGREE_PARTS] = {
+    "library build (version, cache line, page size)",
+    "topology of the team's cores",
+    "OSMP_HIERARCHY_<OP>",
+    "tune table",
+    "plan",
+    "algorithm selection",
+    "thresholds",
+};
+
 struct boot2 {
-    int32_t status, can_read_next;
+    int32_t status, step, can_read_next;
+    uint32_t have;                /* bit p: part[p] computed (a participant that failed before has not) */
+    uint64_t part[AGREE_PARTS];   /* the digests */
 };
 
 static volatile uint64_t probe_word = 0x6f736d7070726f62ULL; /* read by the next rank to test CMA */
@@ -245,7 +303,8 @@ static int read_op_specs(struct osmp__team *t, uint64_t *hash)
 
 /* Records of team creation are small; this bounds them. */
 #define THREAD_RV_MAXLEN OSMP__RV_RECORD_MAX
-_Static_assert(sizeof(struct boot1) <= OSMP__RV_RECORD_MAX, "bootstrap record fits the rendezvous");
+_Static_assert(sizeof(struct boot1) <= OSMP__RV_RECORD_MAX && sizeof(struct boot2) <= OSMP__RV_RECORD_MAX,
+               "creation records fit the rendezvous");
 
 struct osmp__thread_rv {
     int nthreads;
@@ -421,8 +480,105 @@ static int init_coll(osmp__team_t t, const struct boot1 *r0, osmp_topo_t topo, c
         in.forced[k].alg = r0->alg[k] < 0 ? NULL : &osmp__algs_of((osmp_coll_t)k)[r0->alg[k]];
         in.forced[k].radix = r0->radix[k];
     }
-    osmp__select_init(c, &in);
-    return OSMP_OK;
+    return osmp__select_init(c, &in);
+}
+
+/* ---------------------------------------------------------------- agreement */
+
+static _Thread_local char create_error[400];
+
+const char *osmp_team_last_error(void)
+{
+    return create_error;
+}
+
+/* The failure of a creation exchange as one line, the same on every
+ * participant: the first participant with the worst status, and where it
+ * failed. */
+static void say_failure(const void *all, size_t stride, int n, int rc)
+{
+    for (int r = 0; r < n; r++) {
+        const int32_t *f = (const int32_t *)(const void *)((const char *)all + (size_t)r * stride); /* status, step */
+        if (f[0] != rc) continue;
+        const char *step = f[1] > STEP_NONE && f[1] < STEP_COUNT ? step_names[f[1]] : "";
+        snprintf(create_error, sizeof(create_error), "team creation: rank %d: %s%s%s%s", r, osmp_status_str(rc),
+                 *step ? " (" : "", step, *step ? ")" : "");
+        return;
+    }
+}
+
+static uint64_t plan_digest(uint64_t h, const struct osmp_plan *p)
+{
+    if (!p) return osmp__hash(h, UINT64_MAX);
+    h = osmp__hash(osmp__hash(osmp__hash(h, (uint64_t)p->nranks), (uint64_t)p->root), (uint64_t)p->nlevels);
+    for (int i = 0; i < p->nlevels; i++) {
+        const struct osmp_plan_level *l = &p->levels[i];
+        h = osmp__hash_str(h, l->name);
+        h = osmp__hash(osmp__hash(osmp__hash(h, (uint64_t)l->kind), (uint64_t)l->split), (uint64_t)l->ngroups);
+        for (int g = 0; g < l->ngroups; g++) {
+            const struct osmp_plan_group *G = &l->groups[g];
+            h = osmp__hash(osmp__hash(h, (uint64_t)G->leader), (uint64_t)G->nmembers);
+            for (int m = 0; m < G->nmembers; m++) h = osmp__hash(h, (uint64_t)G->members[m]);
+        }
+    }
+    return h;
+}
+
+static void agree_set(struct boot2 *b, int part, uint64_t digest)
+{
+    b->part[part] = digest;
+    b->have |= 1u << part;
+}
+
+/* Do the participants' digests agree? Each part is compared among those that
+ * computed it; the first part that differs names the mismatch, with the
+ * first participant that differs from the first that has it, and the other
+ * parts in which those two differ. Before any failed status: a participant
+ * that sees another machine fails to plan as a consequence. On a mismatch,
+ * the reason in create_error (the same line on every participant) and 1 +
+ * a key of what differs between whom (not the digests: under MPI a process's
+ * core, and so the digests, may change from one team to the next); else 0. */
+static uint64_t disagree(const struct boot2 *all, int n)
+{
+    for (int p = 0; p < AGREE_PARTS; p++) {
+        int ref = -1;
+        for (int r = 0; r < n; r++) {
+            if (!(all[r].have >> p & 1)) continue;
+            if (ref < 0) {
+                ref = r;
+                continue;
+            }
+            if (all[r].part[p] == all[ref].part[p]) continue;
+            char vals[64] = "", also[200] = "";
+            if (p == AGREE_TUNE) /* 0: no table */
+                snprintf(vals, sizeof(vals), "%s vs %s", all[r].part[p] ? "a table" : "none",
+                         all[ref].part[p] ? "a table" : "none");
+            size_t at = 0;
+            for (int q = p + 1; q < AGREE_PARTS; q++)
+                if ((all[r].have & all[ref].have) >> q & 1 && all[r].part[q] != all[ref].part[q] && at < sizeof(also))
+                    at += (size_t)snprintf(also + at, sizeof(also) - at, "%s%s", at ? ", " : "; also ", agree_names[q]);
+            snprintf(create_error, sizeof(create_error),
+                     "team creation: rank %d's %s differs from rank %d's (%s%sdigest %016llx vs %016llx%s)", r,
+                     agree_names[p], ref, vals, *vals ? ", " : "", (unsigned long long)all[r].part[p],
+                     (unsigned long long)all[ref].part[p], also);
+            return 1 + ((uint64_t)p << 48 | (uint64_t)r << 24 | (uint64_t)ref);
+        }
+    }
+    return 0;
+}
+
+/* A mismatch is a setup error the user must hear of, once, from rank 0; a
+ * process that creates team after team (libosmp_mpi) says each (key of
+ * disagree) once. */
+static void report_mismatch(int rank, uint64_t key)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static uint64_t said;
+    pthread_mutex_lock(&lock);
+    int say = rank == 0 && key != said;
+    if (say) said = key;
+    pthread_mutex_unlock(&lock);
+    if (say) fprintf(stderr, "osmp: %s\n", create_error);
 }
 
 /* OSMP_PUBLISH_FENCE: whether this process's publications fence (shm/wait.c). */
@@ -444,11 +600,13 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
         (p->mask & ~(uint64_t)KNOWN_PARAMS) || ((p->mask & OSMP_TEAM_PARAM_TOPO) && !p->topo) ||
         ((p->mask & OSMP_TEAM_PARAM_TRAFFIC) && !p->traffic) || ((p->mask & OSMP_TEAM_PARAM_TUNE) && !p->tune))
         return OSMP_ERR_INVALID_ARG;
+    create_error[0] = '\0';
     osmp__check_cache_line();
     fence_setup();
     osmp_topo_t topo = p->topo;
-    int rc = p->mask & OSMP_TEAM_PARAM_TOPO ? OSMP_OK : get_topo(&topo);
-    if (rc) return rc;
+    /* A topology this process cannot load still takes part: the others would wait. */
+    int topo_rc = p->mask & OSMP_TEAM_PARAM_TOPO ? OSMP_OK : get_topo(&topo);
+    int rc = OSMP_OK;
     struct osmp__team *t = osmp__calloc(1, sizeof(*t));
     struct osmp_team *h = osmp__calloc(1, sizeof(*h));
     int mapped1, mapped2;
@@ -472,22 +630,37 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     }
     struct boot1 mine = {0};
     mine.status = rc;
+    mine.step = rc ? STEP_MEMORY : STEP_NONE;
+    if (!mine.status && topo_rc) {
+        mine.status = topo_rc;
+        mine.step = STEP_TOPOLOGY;
+    }
     mine.pid = (int32_t)getpid();
     mine.probe_addr = (uint64_t)(uintptr_t)&probe_word;
-    mine.core = core_of(p, topo);
+    mine.core = mine.status ? 0 : core_of(p, topo);
     my_cpus(&mine);
-    if ((mine.core < 0 || mine.core >= osmp_topo_ncores(topo)) && !mine.status) mine.status = OSMP_ERR_RANGE;
-    if (!mine.status) mine.status = read_op_specs(t, &mine.op_specs);
-    /* The tune table: every participant reads its own, and they must agree (op_specs). */
+    /* A core beyond this participant's topology is left to the agreement:
+     * another participant's topology may have it (the digests differ), or none
+     * has (the plans fail alike). */
+    if (mine.core < 0 && !mine.status) {
+        mine.status = OSMP_ERR_RANGE;
+        mine.step = STEP_CORE;
+    }
+    struct boot2 mine2 = {OSMP_OK, STEP_NONE, 1, 0, {0}};
+    uint64_t specs = 0;
+    if (!mine.status && (mine.status = read_op_specs(t, &specs))) mine.step = STEP_SPECS;
+    if (!mine.status) agree_set(&mine2, AGREE_SPECS, specs);
+    /* The tune table: every participant reads its own, and they must agree (AGREE_TUNE). */
     struct osmp__tune *tune_owned = NULL;
     const struct osmp__tune *tune =
         mine.status ? NULL : osmp__tune_for(topo, p->mask & OSMP_TEAM_PARAM_TUNE ? p->tune : NULL, &tune_owned, p->rank == 0);
-    mine.op_specs ^= tune ? tune->hash : 0;
+    agree_set(&mine2, AGREE_TUNE, tune ? tune->hash : 0);
     void *seg = NULL;
     size_t seg_size = 0;
     if (p->rank == 0 && !mine.status) { /* 1 */
         mine.status =
             read_shared_knobs(&mine, p->mask & OSMP_TEAM_PARAM_HIERARCHY ? p->hierarchy : NULL, p->size, tune);
+        mine.step = mine.status ? STEP_KNOBS : STEP_NONE;
         if (!mine.status) {
             seg_size = osmp__mb_region_bytes(mine.chunk, (int)mine.depth) * (size_t)p->size;
             if (p->size == 1) {
@@ -496,6 +669,7 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
             } else {
                 mine.status = osmp__seg_create(seg_size, mine.seg_name, &seg);
             }
+            mine.step = mine.status ? STEP_SEGMENT : STEP_NONE;
         }
     }
     int orc = 0;
@@ -504,13 +678,9 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
     else
         orc = p->oob_allgather(p->oob_ctx, &mine, all1, sizeof(mine)); /* 2 */
     rc = orc ? oob_status(orc) : worst(&all1[0].status, p->size, sizeof(*all1));
-    for (int r = 1; !rc && r < p->size; r++)
-        if (all1[r].op_specs != all1[0].op_specs) {
-            if (p->rank == 0)
-                report_knob("OSMP_HIERARCHY_<OP> or the tune table differs between the participants of a team");
-            rc = OSMP_ERR_KNOB;
-        }
     if (rc) {
+        if (orc) snprintf(create_error, sizeof(create_error), "team creation: the out-of-band exchange failed");
+        else say_failure(all1, sizeof(*all1), p->size, rc);
         if (seg && p->size > 1) {
             osmp__seg_unlink(mine.seg_name);
             osmp__seg_detach(seg, seg_size);
@@ -541,6 +711,12 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
         t->local[r] = all1[r].pid == mine.pid;
         t->cores[r] = all1[r].core;
     }
+    agree_set(&mine2, AGREE_LIBRARY,
+              osmp__hash(osmp__hash(osmp__hash(osmp__hash(OSMP__HASH_INIT, OSMP_VERSION), OSMP_CACHE_LINE),
+                                    osmp__page_size()),
+                         mb->region_size));
+    agree_set(&mine2, AGREE_TOPOLOGY,
+              osmp__topo_cores_digest(topo, t->cores, p->size, p->size <= OSMP__GRAPH_RANKS_MAX));
     mb->wait.spin = osmp__knob_long_or_default(OSMP_KNOB_SPIN, 0, 1L << 30);
     mb->wait.yields = osmp__knob_long_or_default(OSMP_KNOB_YIELDS, 0, 1L << 30);
     /* Oversubscribed, a waiter yields at once: the peer it waits for may be
@@ -554,23 +730,42 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
      * as the peer publishes. */
     if (!t->coll.oversubscribed) mb->wait.yields = 0;
 
-    struct boot2 mine2 = {OSMP_OK, 1};
     if (p->rank == 0) {
         mb->seg = seg;
         t->seg_private = p->size == 1;
-    } else {
-        mine2.status = osmp__seg_attach(r0->seg_name, t->seg_size, &mb->seg); /* 3 */
+    } else if ((mine2.status = osmp__seg_attach(r0->seg_name, t->seg_size, &mb->seg))) { /* 3 */
+        mine2.step = STEP_ATTACH;
     }
     if (!mine2.status) osmp__mb_init_mine(mb, r0->step_start);
     if (!mine2.status) mine2.status = osmp__trace_open(&t->coll.trace, r0->trace, p->rank, p->size, mine.core);
     if (!mine2.status && (p->mask & OSMP_TEAM_PARAM_TRAFFIC))
         mine2.status = osmp__trace_sink(&t->coll.trace, p->traffic, p->rank, p->size);
-    /* The plans here, before the last exchange: a participant that fails on its
-     * own after it would leave the others with a team it is not in. */
+    if (mine2.status && !mine2.step) mine2.step = STEP_TRACE;
+    /* The plans and the selection here, before the last exchange: a
+     * participant that fails on its own after it would leave the others with a
+     * team it is not in, and the others compare what it decided. */
     if (!mine2.status) mine2.status = osmp_plan_create(topo, t->cores, p->size, t->hierarchy, 0, &t->plan);
     for (int c = 0; c < OSMP_COLL_COUNT && !mine2.status; c++)
         if (t->op_hierarchy[c])
             mine2.status = osmp_plan_create(topo, t->cores, p->size, t->op_hierarchy[c], 0, &t->op_plan[c]);
+    if (mine2.status && !mine2.step) mine2.step = STEP_PLANS;
+    if (!mine2.status) {
+        uint64_t d = plan_digest(OSMP__HASH_INIT, t->plan);
+        for (int c = 0; c < OSMP_COLL_COUNT; c++) d = plan_digest(d, t->op_plan[c]);
+        agree_set(&mine2, AGREE_PLANS, d);
+    }
+    /* Selection as if every participant can read the next one's memory;
+     * corrected below where one cannot (the outcomes say). */
+    t->coll.single_copy = r0->single_copy_mode != 0;
+    if (!mine2.status && (mine2.status = init_coll(t, r0, topo, tune))) mine2.step = STEP_SELECTION;
+    if (!mine2.status) {
+        uint64_t chains, limits;
+        osmp__select_digest(&t->coll, &chains, &limits);
+        agree_set(&mine2, AGREE_CHAINS, chains);
+        agree_set(&mine2, AGREE_LIMITS, limits);
+    }
+    free(tune_owned);
+    tune_owned = NULL;
     /* Watch the peers from now on: a participant that dies from here is noticed by the others' waits. */
     for (int r = 0; r < p->size; r++)
         if (!t->local[r]) osmp__live_watch(t->pids[r]);
@@ -583,19 +778,33 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
                               v == probe_word;
     }
     orc = 0;
+    uint64_t key;
     if (p->size > 1)
         orc = p->oob_allgather(p->oob_ctx, &mine2, all2, sizeof(mine2)); /* 4 */
     else
         *all2 = mine2;
     if (p->rank == 0 && p->size > 1) osmp__seg_unlink(r0->seg_name);
-    rc = orc ? oob_status(orc) : worst(&all2[0].status, p->size, sizeof(*all2));
-    int readable = 1;
-    for (int r = 0; r < p->size; r++) readable &= all2[r].can_read_next;
-    t->coll.single_copy = r0->single_copy_mode && readable;
-    if (!rc && r0->single_copy_mode == 2 && !readable) rc = OSMP_ERR_UNSUPPORTED;
-    if (!rc) rc = init_coll(t, r0, topo, tune); /* cannot fail: the same on every participant */
-    free(tune_owned);
-    tune_owned = NULL;
+    if (orc) {
+        rc = oob_status(orc);
+        snprintf(create_error, sizeof(create_error), "team creation: the out-of-band exchange failed");
+    } else if ((key = disagree(all2, p->size))) {
+        rc = OSMP_ERR_MISMATCH;
+        report_mismatch(p->rank, key);
+    } else if ((rc = worst(&all2[0].status, p->size, sizeof(*all2)))) {
+        say_failure(all2, sizeof(*all2), p->size, rc);
+    }
+    int readable = 1, unreadable = -1;
+    for (int r = 0; r < p->size; r++) {
+        readable &= all2[r].can_read_next;
+        if (!all2[r].can_read_next && unreadable < 0) unreadable = r;
+    }
+    if (t->coll.single_copy && !readable) osmp__select_single_copy_off(&t->coll);
+    if (!rc && r0->single_copy_mode == 2 && !readable) {
+        rc = OSMP_ERR_UNSUPPORTED;
+        snprintf(create_error, sizeof(create_error),
+                 "team creation: OSMP_SINGLE_COPY=cma, but rank %d cannot read rank %d's memory", unreadable,
+                 (unreadable + 1) % p->size);
+    }
     if (rc) goto fail;
     exchange_free(all1, (size_t)p->size * sizeof(*all1), mapped1);
     exchange_free(all2, (size_t)p->size * sizeof(*all2), mapped2);

@@ -83,4 +83,15 @@ int osmp__measured_cache_path(char *buf, size_t len, char *why, size_t why_len);
  * or an XML file. On failure osmp_topo_last_error() has the reason. */
 int osmp__topo_load_knob(const char *value, osmp_topo_t *out);
 
+/* A digest of what topology t says about the cores of a team (cores[r]: rank
+ * r's logical core), for team creation to compare between participants, each
+ * of which loaded its own (OSMP_TOPOLOGY, hwloc restricted to its cpuset): per
+ * rank, the domain of every kind osmp_topo_domain_of gives (stand-ins
+ * included), its ancestors and its PUs, which fix the plan's groups, virtual
+ * splits, rungs and cache sizes; with pairs, also the latency of every pair
+ * that the distance keys hold (measured, else the NUMA matrix), which MSTs
+ * and rings compare. A core outside t gives a digest of that fact and t's
+ * number of cores. */
+uint64_t osmp__topo_cores_digest(osmp_topo_t t, const int *cores, int n, int pairs);
+
 #endif

@@ -524,6 +524,45 @@ uint32_t osmp_topo_distance_key(osmp_topo_t t, int ca, int cb)
     return (uint32_t)rung_of(a, b) << 24 | numa << 8 | shallowness;
 }
 
+static uint64_t hash_domain(uint64_t h, const struct osmp_domain *d)
+{
+    h = osmp__hash(h, (uint64_t)d->kind << 32 | (uint32_t)d->depth);
+    h = osmp__hash(h, (uint64_t)(uint32_t)d->logical_index << 32 | (uint32_t)d->os_index);
+    h = osmp__hash(h, (uint64_t)(uint32_t)d->first_core << 32 | (uint32_t)d->ncores);
+    return osmp__hash(h, d->cache_bytes);
+}
+
+uint64_t osmp__topo_cores_digest(osmp_topo_t t, const int *cores, int n, int pairs)
+{
+    uint64_t h = osmp__hash(OSMP__HASH_INIT, (uint64_t)t->ncores);
+    for (int r = 0; r < n; r++)
+        if (cores[r] < 0 || cores[r] >= t->ncores) return osmp__hash(h, UINT64_MAX);
+    h = osmp__hash(h, (uint64_t)(t->core_lat != NULL) << 1 | (t->numa_dist != NULL));
+    for (int r = 0; r < n; r++) {
+        const struct osmp_domain *core = &t->by_kind[OSMP_DOMAIN_CORE][cores[r]]->pub;
+        /* the kinds' domains (stand-ins included) and every ancestor: groups,
+         * virtual splits, rungs and the depth of each pair's lowest common domain */
+        for (int k = 0; k < OSMP_DOMAIN_KIND_COUNT; k++) h = hash_domain(h, &t->domain_of[k][cores[r]]->pub);
+        for (const struct osmp_domain *d = core->parent; d; d = d->parent) h = hash_domain(h, d);
+        h = osmp__hash_str(h, core->cpuset ? core->cpuset : "");
+    }
+    if (!pairs) return h;
+    int nn = t->count[OSMP_DOMAIN_NUMA];
+    for (int a = 0; a < n; a++) /* the latencies inside distance keys (symmetric: load_distances) */
+        for (int b = a + 1; b < n; b++) {
+            int ca = cores[a], cb = cores[b];
+            if (t->core_lat) {
+                h = osmp__hash(h, t->core_lat[ca * t->ncores + cb]);
+            } else if (t->numa_dist) {
+                const struct osmp_domain *na = &t->domain_of[OSMP_DOMAIN_NUMA][ca]->pub,
+                                         *nb = &t->domain_of[OSMP_DOMAIN_NUMA][cb]->pub;
+                if (na->kind == OSMP_DOMAIN_NUMA && nb->kind == OSMP_DOMAIN_NUMA)
+                    h = osmp__hash(h, t->numa_dist[na->logical_index * nn + nb->logical_index]);
+            }
+        }
+    return h;
+}
+
 int osmp__topo_load_knob(const char *value, osmp_topo_t *out)
 {
     if (!value || !*value) return osmp_topo_load(OSMP_TOPO_THIS_MACHINE, NULL, 0, out);
