@@ -85,13 +85,13 @@ enum { NCOLL = sizeof(names) / sizeof(names[0]) };
 enum { BARRIER, BCAST, REDUCE, ALLREDUCE, GATHER, ALLGATHER, SCATTER, RSB, ALLTOALL, GATHERV, SCATTERV, ALLGATHERV,
        ALLTOALLV, REDUCE_SCATTER, SCAN, EXSCAN };
 static int (*stat_fn)(const char *, long *, long *);
-static long base[NCOLL], want[NCOLL];
+static long count0[NCOLL], want[NCOLL];
 
 static void counted_from_here(void)
 {
     for (int k = 0; stat_fn && k < NCOLL; k++) {
         long mpi;
-        stat_fn(names[k], &base[k], &mpi);
+        stat_fn(names[k], &count0[k], &mpi);
         want[k] = 0;
     }
 }
@@ -101,7 +101,7 @@ static void check_counted(void)
     for (int k = 0; expect_osmp && k < NCOLL; k++) {
         long on, mpi;
         stat_fn(names[k], &on, &mpi);
-        if (on - base[k] != want[k]) FAIL("%s: %ld calls ran on OSMP, not %ld", names[k], on - base[k], want[k]);
+        if (on - count0[k] != want[k]) FAIL("%s: %ld calls ran on OSMP, not %ld", names[k], on - count0[k], want[k]);
     }
 }
 
