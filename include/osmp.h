@@ -698,7 +698,8 @@ OSMP_EXPORT int osmp_exscan(osmp_team_t team, const void *sendbuf, void *recvbuf
  *     outstanding collectives forward, and a participant blocked in a wait
  *     also moves those it posted on its other teams. A test never waits for
  *     another participant: it takes the steps that can be taken now and
- *     returns, whatever algorithm the call runs.
+ *     returns, whatever algorithm the call runs. Between OSMP calls (the
+ *     participant computes, or blocks in another library) see "Progress" below.
  * Errors in the arguments are returned by the post (no request is made, *req
  * is OSMP_REQUEST_NULL); failures while it runs (a lost peer) by its
  * completion, as the blocking call returns them. OSMP_CHECK_ARGS checks a
@@ -807,6 +808,43 @@ OSMP_EXPORT int osmp_waitany(int n, osmp_request_t *reqs, int *index);
  * runs to its end (the team's later calls complete it); the caller only
  * loses the means to wait for it. */
 OSMP_EXPORT int osmp_request_free(osmp_request_t *req);
+
+/*
+ * Progress, in both directions of MPI's progress rule (docs/design.md section 11).
+ *
+ * What the C API guarantees: a posted request completes without any further
+ * OSMP call of its participants (they may compute, or block in another
+ * library, even waiting for one another there) under OSMP_PROGRESS=auto (the
+ * default) or thread: a thread of OSMP's, started by the first post, moves
+ * the outstanding requests of this process's teams. It never spins (it
+ * sleeps on the counter a request waits for, or naps 1 to 8 ms while the
+ * participants move their requests themselves), calls nothing outside OSMP,
+ * and exits with the process. It takes resumable steps only, and every
+ * algorithm has a resumable form, so it moves every request.
+ * Under auto, a runtime that advances the requests itself whenever the thread
+ * that posted them blocks in it (libosmp_mpi under Open MPI, and MPICH 4.3
+ * and later) declares it with osmp_set_progress_driver(1), and teams created
+ * after that run no thread. OSMP_PROGRESS=none: requests move only inside
+ * OSMP calls (posts, tests, waits, any call on their team).
+ *
+ * The other direction: while a thread waits inside OSMP (a blocking
+ * collective, osmp_wait, team creation), a runtime under which OSMP runs may
+ * need that thread to progress it (an MPI library: a peer blocked in a send to
+ * this process, or in an RMA epoch on its memory). osmp_set_wait_poll(fn, arg)
+ * makes such a waiter call fn(arg) once its spin (OSMP_SPIN) is over, then
+ * again 50 us later, the interval doubling up to 1 ms (back to 50 us after a
+ * call that returned nonzero: it did work), and it sleeps no longer than until
+ * its next call. fn is called only by threads that wait inside an OSMP call,
+ * never by OSMP's progress thread, never inside fn (a wait that fn itself
+ * makes does not call it again); it may return 0 at once (its thread may not
+ * call the runtime now). NULL (the default): none. Set it before the first
+ * team, or while no thread waits inside OSMP.
+ */
+typedef int (*osmp_poll_fn)(void *arg);
+OSMP_EXPORT int osmp_set_wait_poll(osmp_poll_fn fn, void *arg);
+/* 1: the caller's runtime advances this process's requests (see above); 0 (the default): it does not.
+ * Teams created after the call follow it. OSMP_OK. */
+OSMP_EXPORT int osmp_set_progress_driver(int external);
 
 /*
  * Memory that other processes' participants read in place. Where a collective

@@ -27,6 +27,7 @@
 
 typedef _Atomic uint64_t osmp_atomic64_t;
 typedef _Atomic uint32_t osmp_atomic32_t;
+typedef void *_Atomic osmp_atomic_ptr_t;
 
 static inline uint64_t osmp__load_acquire(osmp_atomic64_t *p)
 {
@@ -77,6 +78,18 @@ static inline uint32_t osmp__fetch_add32(osmp_atomic32_t *p, uint32_t v)
 static inline uint32_t osmp__fetch_sub32(osmp_atomic32_t *p, uint32_t v)
 {
     return atomic_fetch_sub_explicit(p, v, memory_order_seq_cst);
+}
+
+/* A pointer published for other threads (what it points to is written
+ * before the store and read after the load). */
+static inline void *osmp__load_ptr(osmp_atomic_ptr_t *p)
+{
+    return atomic_load_explicit(p, memory_order_acquire);
+}
+
+static inline void osmp__store_ptr(osmp_atomic_ptr_t *p, void *v)
+{
+    atomic_store_explicit(p, v, memory_order_release);
 }
 
 /* Store desired if *p holds expected; 1 on success. */

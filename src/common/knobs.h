@@ -47,10 +47,12 @@
                              "to sleep then issues instead (shm/wait.c); always: every publication fences") \
     X(YIELDS, "50", "sched_yield calls before sleeping on a futex, in teams with more participants than "   \
                     "CPUs (the others sleep after spinning: a yield hands the core to other programs)")      \
-    X(PROGRESS, "none", "nonblocking collectives: none (they advance inside OSMP calls: posts, tests, waits "  \
-                        "and every call on their team) or thread (one thread per process also advances them " \
-                        "between calls, for overlap with computation; not on teams with more participants "  \
-                        "than CPUs)")                                                                         \
+    X(PROGRESS, "auto", "who advances nonblocking collectives between their participants' OSMP calls (while " \
+                        "they compute or block in another library): auto (a thread of OSMP's, started by the " \
+                        "first post, asleep when nothing can move; not where the caller's runtime advances "  \
+                        "them itself: libosmp_mpi under Open MPI, or MPICH 4.3 and later), thread (that "     \
+                        "thread everywhere, from a request's first step: overlap with computation), or none " \
+                        "(only OSMP calls: posts, tests, waits and every call on their team)")               \
     X(PROGRESS_CPU, "", "the CPU (as the OS numbers it) OSMP_PROGRESS=thread's thread runs on; empty: "        \
                         "wherever the process may run")                                                       \
     X(JOIN_TIMEOUT, "60", "seconds a participant waits for the others to join a team under osmp-run or as "  \

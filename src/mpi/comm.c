@@ -345,6 +345,13 @@ static void setup(void)
         PMPI_Query_thread(&level);
         if (level == MPI_THREAD_MULTIPLE) share_teams = 0;
         PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+        char say[256];
+        osmp__mpi_progress_setup(level, say, sizeof(say)); /* (nb.c: before the first team) */
+        if (verbose) {
+            int rank = -1;
+            PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+            fprintf(stderr, "osmp-mpi: rank %d: %s\n", rank, say);
+        }
     }
     osmp__store32(&osmp__mpi_ready, foreign_mpi ? 2 : 1);
 }
@@ -646,6 +653,7 @@ OSMP_MPI_ENTRY(int, MPI_Finalize)(void)
             if (a || p) fprintf(stderr, "osmp-mpi: rank %d: %-20s %ld on OSMP, %ld passed to MPI\n", rank, osmp_coll_name(c), a, p);
         }
     }
+    osmp__mpi_progress_end(); /* (no wait inside OSMP calls MPI from here on) */
     finalizing = 1;
     return PMPI_Finalize();
 }

@@ -53,9 +53,12 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "common/knobs.h"
 #include "mpi/osmp_mpi.h"
 
 #define USE_MPI OSMP__MPI_USE_MPI
@@ -68,20 +71,53 @@ static long orphans;                /* of those, freed by the program (MPI_Reque
 /* A call with nothing to do gets a generalized request complete at once, on this state. */
 static char nothing;
 
-/* ---------------------------------------------------------------- progress under Open MPI */
+/* ---------------------------------------------------------------- progress, both ways */
+
+/*
+ * MPI's progress rule, both ways (docs/mpi.md, "Progress"):
+ *  - our requests advance while the thread that posted them is inside any MPI
+ *    call (issue 45): Open MPI runs a callback registered with
+ *    opal_progress_register while requests are outstanding; MPICH 4.3 and
+ *    later an asynchronous "thing" (MPIX_Async_start, looked up at run time:
+ *    the build's mpi.h may be older) whose poll function its progress calls
+ *    while requests are outstanding; with neither (MPICH 4.0 to 4.2) OSMP's
+ *    progress thread moves them (OSMP_PROGRESS=auto, osmp_set_progress_driver
+ *    says which). MPI hears of the end (MPI_Grequest_complete) in a test or
+ *    wait of the request, or in the callback;
+ *  - the MPI library progresses while this thread waits inside OSMP (issue
+ *    49): OSMP calls poke (osmp_set_wait_poll) once its spin is over and then
+ *    at most a millisecond apart: opal_progress; MPIX_Stream_progress where
+ *    MPICH has it (4.1 and later); else PMPI_Iprobe on MPI_COMM_WORLD for a
+ *    message from myself under a tag of ours, which drives MPICH's engine
+ *    (MPID_Progress_test) and changes nothing (a probe receives nothing). Not
+ *    on a duplicate of MPI_COMM_SELF: MPICH's ch4 answers a probe on any
+ *    one-process communicator from its self queue, without progress. poke
+ *    runs only in a thread that may call MPI now: below
+ *    MPI_THREAD_SERIALIZED the thread that set the library up (an MPI call's,
+ *    the main thread's); never OSMP's progress thread (wait.c); not after
+ *    MPI_Finalize began. Our own callback (and MPICH's asynchronous poll)
+ *    does nothing inside it: it would take the lock of a team this thread may
+ *    be waiting in (request.c's sweep skips a busy team, its osmp_test would
+ *    block), and the waiter moves its other teams itself (request.c's hook).
+ */
+static OSMP_MPI_TLS int in_callback; /* inside our callback, or inside poke */
+static int thread_level;              /* MPI's (comm.c's setup) */
+static pthread_t mpi_thread;          /* the thread that set up */
+static osmp_atomic32_t poke_off;      /* MPI_Finalize is under way */
 
 #if defined(OPEN_MPI)
 typedef int (*progress_fn)(void);
 static int (*progress_register)(progress_fn), (*progress_unregister)(progress_fn);
+static int (*opal_progress_fn)(void);
 static int registered; /* under lock */
 static pthread_once_t progress_once = PTHREAD_ONCE_INIT;
-static OSMP_MPI_TLS int in_callback;
 static int progress_cb(void);
 
 static void progress_find(void)
 {
     progress_register = (int (*)(progress_fn))dlsym(RTLD_DEFAULT, "opal_progress_register");
     progress_unregister = (int (*)(progress_fn))dlsym(RTLD_DEFAULT, "opal_progress_unregister");
+    opal_progress_fn = (int (*)(void))dlsym(RTLD_DEFAULT, "opal_progress");
 }
 
 /* Nonblocking calls run on OSMP only where someone advances them. */
@@ -109,19 +145,138 @@ static void progress_off(int always)
     }
     pthread_mutex_unlock(&lock);
 }
+
+static int mpi_progress(void)
+{
+    return opal_progress_fn() > 0;
+}
 #else
+/* MPICH 4.3's asynchronous things (its mpix.h), declared here: the build's may be older. */
+typedef struct osmp__mpich_async_thing *async_thing_t;
+typedef int(async_poll_t)(async_thing_t);
+#define ASYNC_NOPROGRESS 0
+#define ASYNC_DONE 1
+#define STREAM_NULL 0x3c000000 /* MPIX_STREAM_NULL: MPICH's handles are ints */
+static int (*async_start)(async_poll_t *, void *, int);
+static int (*stream_progress)(int);
+static osmp_atomic32_t async_on; /* a thing is registered (or being) */
+static int probe_rank;
+#define PROBE_TAG 32749 /* (any tag: a probe receives nothing; one the program is unlikely to leave a message under to itself) */
+static int sweep(struct osmp__mpi_comm *s, int wait, int try);
+
 static int usable(void)
 {
     return 1;
 }
+
+/* MPICH's progress calls it while requests are outstanding: this thread's are tested. */
+static int async_poll(async_thing_t thing)
+{
+    (void)thing;
+    if (!osmp__load_relaxed(&outstanding)) { /* done, unless a post came meanwhile (it saw async_on set) */
+        osmp__store32(&async_on, 0);
+        osmp__fence_seq_cst(); /* (pairs with the post's count, then its look at async_on) */
+        if (!osmp__load_relaxed(&outstanding) || !osmp__cas32(&async_on, 0, 1)) return ASYNC_DONE;
+    }
+    if (in_callback) return ASYNC_NOPROGRESS;
+    in_callback = 1;
+    sweep(NULL, 0, 1);
+    in_callback = 0;
+    return ASYNC_NOPROGRESS;
+}
+
+/* A thing is registered while requests are outstanding (MPICH 4.3 and later). */
 static void progress_on(void)
 {
+    osmp__fence_seq_cst();
+    if (async_start && !osmp__load32(&async_on) && osmp__cas32(&async_on, 0, 1) &&
+        async_start(async_poll, NULL, STREAM_NULL) != MPI_SUCCESS)
+        osmp__store32(&async_on, 0);
 }
+
 static void progress_off(int always)
 {
-    (void)always;
+    (void)always; /* (the poll function says it is done) */
+}
+
+static int mpi_progress(void)
+{
+    if (stream_progress) {
+        stream_progress(STREAM_NULL);
+    } else {
+        int flag;
+        PMPI_Iprobe(probe_rank, PROBE_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    }
+    return 0; /* (MPICH does not say whether anything moved) */
 }
 #endif
+
+/* osmp_set_wait_poll's function: the MPI library's progress from a thread waiting inside OSMP. */
+static int poke(void *arg)
+{
+    (void)arg;
+    if (osmp__load32(&poke_off) || in_callback ||
+        (thread_level < MPI_THREAD_SERIALIZED && !pthread_equal(pthread_self(), mpi_thread)))
+        return 0;
+    in_callback = 1;
+    int did = mpi_progress();
+    in_callback = 0;
+    return did;
+}
+
+int osmp__mpi_poke(void)
+{
+    return poke(NULL);
+}
+
+#if !defined(OPEN_MPI)
+/* The same at most every POKE_NS of this thread: MPICH's MPI_Wait calls a
+ * generalized request's poll function in a loop, and nothing else. */
+#define POKE_NS 20000
+static OSMP_MPI_TLS struct timespec poked;
+static void poke_due(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if ((now.tv_sec - poked.tv_sec) * 1000000000L + (now.tv_nsec - poked.tv_nsec) < POKE_NS) return;
+    poked = now;
+    poke(NULL);
+}
+#endif
+
+int osmp__mpi_progress_setup(int level, char *say, size_t len)
+{
+    thread_level = level;
+    mpi_thread = pthread_self();
+    const char *knob = osmp__knob_str(OSMP_KNOB_PROGRESS);
+    int thread = !strcmp(knob, "thread"), none = !strcmp(knob, "none");
+#if defined(OPEN_MPI)
+    int external = usable();
+    const char *by = external ? "Open MPI's progress (a callback, opal_progress_register)" : NULL;
+    const char *poll = opal_progress_fn ? "opal_progress" : NULL;
+#else
+    async_start = (int (*)(async_poll_t *, void *, int))dlsym(RTLD_DEFAULT, "MPIX_Async_start");
+    stream_progress = (int (*)(int))dlsym(RTLD_DEFAULT, "MPIX_Stream_progress");
+    PMPI_Comm_rank(MPI_COMM_WORLD, &probe_rank);
+    int external = async_start != NULL;
+    const char *by = external ? "MPICH's progress (MPIX_Async_start)" : NULL;
+    const char *poll = stream_progress ? "MPIX_Stream_progress" : "PMPI_Iprobe on MPI_COMM_WORLD";
+#endif
+    osmp_set_progress_driver(external);
+    if (poll) osmp_set_wait_poll(poke, NULL);
+    const char *thr = thread || (!none && !external) ? "OSMP's progress thread" : NULL;
+    snprintf(say, len, "nonblocking collectives progress in %s%s%s%s; a wait inside OSMP calls %s",
+             by ? by : "", by && thr ? " and " : "", thr ? thr : "",
+             by || thr ? " (and the MPI calls that test or wait for them)" : "the MPI calls that test or wait for them",
+             poll ? poll : "nothing (opal_progress not found)");
+    return external;
+}
+
+void osmp__mpi_progress_end(void)
+{
+    osmp__store32(&poke_off, 1);
+    osmp_set_wait_poll(NULL, NULL);
+}
 
 /* ---------------------------------------------------------------- requests */
 
@@ -288,7 +443,7 @@ static int cancel_fn(void *state, int complete)
 }
 
 #if defined(OPEN_MPI)
-/* opal_progress's callback: cheap when nothing is outstanding, never re-entered. */
+/* opal_progress's callback: cheap when nothing is outstanding, never re-entered (nor run inside poke). */
 static int progress_cb(void)
 {
     if (!osmp__load_relaxed(&outstanding) || in_callback) return 0;
@@ -303,11 +458,14 @@ static int start_greq(void *state, MPI_Request *greq)
     return PMPI_Grequest_start(query_fn, free_fn, cancel_fn, state, greq);
 }
 #else
+/* MPI_Test*, MPI_Wait, MPI_Waitany, MPI_Waitsome. MPICH's MPI_Wait calls it in
+ * a loop and progresses nothing else: a request not done yet pokes MPICH's
+ * engine (a peer's send to this process may be what it waits behind). */
 static int poll_fn(void *state, MPI_Status *st)
 {
     (void)st;
     struct osmp__mpi_nb *w = state;
-    if (state != &nothing && claim(w)) advance(w, 0);
+    if (state != &nothing && claim(w) && !advance(w, 0)) poke_due();
     reap_orphans();
     return MPI_SUCCESS;
 }

@@ -527,6 +527,13 @@ extern OSMP_MPI_TLS int osmp__mpi_persist;
 int osmp__mpi_nb_on_osmp(osmp_coll_t c, MPI_Request *req);
 /* Advance this thread's outstanding requests (tested); how many completed. */
 int osmp__mpi_nb_progress(void);
+/* Progress both ways (nb.c): at setup (comm.c; level: MPI's thread level), who advances our requests and what
+ * a wait inside OSMP calls, told to OSMP, and a line for OSMP_VERBOSE (say); returns 1 where the MPI library's
+ * own progress advances our requests. osmp__mpi_poke: the MPI library's progress, once, where this thread may
+ * call it (1: it did something). osmp__mpi_progress_end: MPI_Finalize begins, no more of it. */
+int osmp__mpi_progress_setup(int level, char *say, size_t len);
+int osmp__mpi_poke(void);
+void osmp__mpi_progress_end(void);
 /* nb.c's side of a persistent request w: kept (on the list of live requests, inactive, the program's reference
  * only); started (active, held by the caller while it posts the run); then posted (the sweeps advance it as the
  * others) or over at once with status rc (nothing to do, or the post failed). */

@@ -327,9 +327,8 @@ OSMP_MPI_ENTRY(int, MPI_Waitall)(int n, MPI_Request reqs[], MPI_Status sts[])
 {
     OSMP_MPI_ENTERED(MPI_Waitall);
     while (running() && reqs && ours_running(n, reqs)) {
-        int flag;
         osmp__mpi_nb_progress();
-        PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, carriers, &flag, MPI_STATUS_IGNORE); /* (MPICH's progress) */
+        osmp__mpi_poke(); /* (MPICH's progress: nb.c) */
     }
     return PMPI_Waitall(n, reqs, sts);
 }
@@ -390,14 +389,14 @@ EXPORT void mpi_waitall_f08_(MPI_Fint *n, MPI_Fint *reqs, void *sts, MPI_Fint *i
 {
     NEXT(mpi_waitall_f08_, f_waitall_fn)
     for (;;) {
-        int flag, left = 0;
+        int left = 0;
         for (MPI_Fint i = 0; running() && !left && i < *n; i++) {
             struct osmp__mpi_nb *w = osmp__mpi_pc_find(MPI_Request_f2c(reqs[i]));
             left = w && !__atomic_load_n(&w->complete, __ATOMIC_ACQUIRE);
         }
         if (!left) break;
         osmp__mpi_nb_progress();
-        PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, carriers, &flag, MPI_STATUS_IGNORE);
+        osmp__mpi_poke();
     }
     mpi_waitall_f08__next(n, reqs, sts, ierr);
 }

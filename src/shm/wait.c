@@ -17,6 +17,19 @@
  * sys_membarrier flavour): either that barrier comes before the publisher's
  * load of the waiters count, which then sees the sleeper, or after it, and the
  * store it drained is what the sleeper then reads. Only sleeping pays the system call.
+ *
+ * A runtime under OSMP (an MPI library) may need the waiting thread itself to
+ * progress: a peer blocked in a send to this process, or in an RMA epoch on
+ * its memory, waits for this process's library, and may be what the counter
+ * waits for (docs/design.md section 5, "Waiting"). Once its spin is over, a
+ * waiter calls the runtime's poll function (osmp_set_wait_poll) at once, then
+ * at growing intervals, 50 us doubling up to 1 ms (50 us again after a call
+ * that did work), and never naps past its next call. The first call comes
+ * when the spin ends because a peer that needs this process is likely waiting
+ * for it already; the intervals grow because a long wait is one for a peer
+ * that computes, where a call costs a wake-up (a few microseconds of the
+ * core) and finds nothing: at 1 ms a long wait wakes no more often than the
+ * naps below always did.
  */
 #define _GNU_SOURCE
 #include "wait.h"
@@ -37,11 +50,71 @@
  * osmp__publish). Cleared in a forked child (the registration belongs to the
  * parent's memory map). */
 osmp_atomic32_t osmp__wait_registered;
-/* Naps that lasted their whole millisecond: no publication woke the sleeper. */
+/* Naps that lasted their whole millisecond: no publication woke the sleeper
+ * (naps cut short for the runtime's poll are not counted). */
 static osmp_atomic32_t naps_out;
 
 void (*osmp__wait_progress)(void);
 osmp_atomic32_t osmp__wait_others;
+
+/* ---- the runtime's poll function (osmp_set_wait_poll) */
+
+struct poll_hook {
+    osmp_poll_fn fn;
+    void *arg;
+};
+/* The hook in force (NULL: none), one of a few slots used in turn, so that a
+ * waiter that loaded the previous one still reads a whole pair. */
+static osmp_atomic_ptr_t poll_now;
+static struct poll_hook poll_slots[4];
+static osmp_atomic32_t poll_next;
+static __thread int poll_inside; /* this thread is inside fn: a wait there does not call it again */
+static __thread int poll_never;  /* the progress thread */
+
+#define POLL_GAP_MIN_NS 50000
+#define NAP_NS 1000000 /* a sleeper's longest nap, and the polls' longest interval */
+
+int osmp_set_wait_poll(osmp_poll_fn fn, void *arg)
+{
+    struct poll_hook *h = NULL;
+    if (fn) {
+        h = &poll_slots[osmp__fetch_add32(&poll_next, 1) % 4];
+        h->fn = fn;
+        h->arg = arg;
+    }
+    osmp__store_ptr(&poll_now, h);
+    return OSMP_OK;
+}
+
+void osmp__wait_never_poll(void)
+{
+    poll_never = 1;
+}
+
+/* A waiter's polls: when the next is due, and the interval after it. */
+struct poller {
+    const struct poll_hook *h; /* NULL: none for this wait */
+    int64_t next, gap;
+};
+
+static void poller_begin(struct poller *p)
+{
+    p->h = osmp__load_ptr(&poll_now);
+    if (p->h && (poll_never || poll_inside)) p->h = NULL;
+    p->next = 0; /* (the first call at once) */
+    p->gap = POLL_GAP_MIN_NS;
+}
+
+/* Call the runtime if its time has come. now: the clock, read by the caller. */
+static void poller_run(struct poller *p, int64_t now)
+{
+    if (now < p->next) return;
+    poll_inside = 1;
+    int did = p->h->fn(p->h->arg);
+    poll_inside = 0;
+    p->gap = did ? POLL_GAP_MIN_NS : p->gap * 2 < NAP_NS ? p->gap * 2 : NAP_NS;
+    p->next = osmp__now_ns() + p->gap;
+}
 
 unsigned osmp__wait_naps_out(void)
 {
@@ -102,15 +175,27 @@ int osmp__wait_reached(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t 
         if (osmp__seq_reached(v = osmp__load_acquire(ctr), target)) goto done;
         for (long k = 0; k < pauses; k++) osmp__cpu_relax();
     }
+    struct poller poll;
+    poller_begin(&poll);
     for (long i = 0; i < policy->yields; i++) {
         if (osmp__seq_reached(v = osmp__load_acquire(ctr), target)) goto done;
         if (__builtin_expect(osmp__load32(&osmp__wait_others) != 0, 0)) osmp__wait_progress();
+        if (poll.h) poller_run(&poll, osmp__now_ns());
         sched_yield();
     }
+    int64_t checked = poll.h ? osmp__now_ns() : 0;
     for (;;) {
         if (__builtin_expect(osmp__load32(&osmp__wait_others) != 0, 0)) {
             osmp__wait_progress();
             if (osmp__seq_reached(v = osmp__load_acquire(ctr), target)) goto done;
+        }
+        long nap = NAP_NS;
+        if (poll.h) { /* (the runtime's turn, then a nap no longer than to its next one) */
+            int64_t now = osmp__now_ns();
+            poller_run(&poll, now);
+            if (osmp__seq_reached(v = osmp__load_acquire(ctr), target)) goto done;
+            now = osmp__now_ns();
+            if (poll.next - now < nap) nap = poll.next - now > 0 ? (long)(poll.next - now) : 1;
         }
         osmp__fetch_add32(waiters, 1);
         sleeper_fence(); /* pairs with osmp__publish */
@@ -119,11 +204,17 @@ int osmp__wait_reached(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t 
             osmp__fetch_sub32(waiters, 1);
             goto done;
         }
-        struct timespec ts = {0, 1000000};
-        if (syscall(SYS_futex, low_half(ctr), FUTEX_WAIT, (uint32_t)v, &ts, NULL, 0) && errno == ETIMEDOUT)
+        struct timespec ts = {0, nap};
+        if (syscall(SYS_futex, low_half(ctr), FUTEX_WAIT, (uint32_t)v, &ts, NULL, 0) && errno == ETIMEDOUT &&
+            nap == NAP_NS)
             osmp__fetch_add32(&naps_out, 1);
         osmp__fetch_sub32(waiters, 1);
         if (osmp__seq_reached(v = osmp__load_acquire(ctr), target)) goto done;
+        if (poll.h) { /* (short naps: the check stays about once a millisecond, as peer_check expects) */
+            int64_t now = osmp__now_ns();
+            if (now - checked < NAP_NS) continue;
+            checked = now;
+        }
         int rc = check ? check(ctx) : OSMP_OK;
         /* The peer may have published and then exited: the counter has the last word. */
         if (rc && !osmp__seq_reached(v = osmp__load_acquire(ctr), target)) return rc;
@@ -132,6 +223,20 @@ int osmp__wait_reached(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t 
 done:
     if (reached) *reached = v;
     return OSMP_OK;
+}
+
+int osmp__wait_nap(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t target, int64_t ns)
+{
+    osmp__fetch_add32(waiters, 1);
+    sleeper_fence(); /* pairs with osmp__publish */
+    uint64_t v = osmp__load_acquire(ctr);
+    int reached = osmp__seq_reached(v, target);
+    if (!reached) {
+        struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+        syscall(SYS_futex, low_half(ctr), FUTEX_WAIT, (uint32_t)v, &ts, NULL, 0);
+    }
+    osmp__fetch_sub32(waiters, 1);
+    return reached;
 }
 
 void osmp__wake(osmp_atomic64_t *ctr)

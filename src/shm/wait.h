@@ -41,6 +41,17 @@ unsigned osmp__wait_naps_out(void);
 extern void (*osmp__wait_progress)(void);
 extern osmp_atomic32_t osmp__wait_others;
 
+/* One sleep of at most ns nanoseconds on ctr, as a waiter's (counted in
+ * *waiters, so a publication wakes it; the same fences): 1 at once when ctr
+ * has reached target already, else 0 after the nap (woken, or timed out).
+ * The progress thread's sleep (team/request.c). */
+int osmp__wait_nap(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t target, int64_t ns);
+
+/* The calling thread never calls the runtime's poll function
+ * (osmp_set_wait_poll): OSMP's progress thread, which must not call an MPI
+ * library (MPI_THREAD_SINGLE programs allow no second thread in it). */
+void osmp__wait_never_poll(void);
+
 /* Wake every sleeper on ctr (osmp__publish). */
 void osmp__wake(osmp_atomic64_t *ctr);
 extern osmp_atomic32_t osmp__wait_registered; /* (wait.c) */

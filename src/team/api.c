@@ -98,14 +98,16 @@ static inline __attribute__((always_inline)) int run_now(osmp__team_t t, osmp_co
 }
 
 /* The long way (t->detour): outstanding requests come first, on every
- * participant; with OSMP_PROGRESS=thread the team is locked while the call
- * runs (the progress thread may be in its queue). Out of line, so that the
- * usual call keeps its short frame. */
+ * participant, the team locked (the progress thread may be in its queue).
+ * The queue is empty after: the next call takes the short way (the progress
+ * thread leaves an empty team alone). Out of line, so that the usual call
+ * keeps its short frame. */
 static __attribute__((noinline)) int run_detour(osmp__team_t t, osmp_coll_t c, struct osmp__args *a, int dtype,
                                                 osmp_op_t op)
 {
     osmp__team_lock(t);
     if (t->head) osmp__requests_drain(t);
+    t->detour = 0;
     int rc = run_now(t, c, a, dtype, op);
     osmp__team_unlock(t);
     return rc;

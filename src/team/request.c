@@ -21,13 +21,14 @@
  * hook), so a blocking call on one team never stalls a peer that needs this
  * participant's progress on another.
  *
- * OSMP_PROGRESS=thread adds one thread per process that sweeps every team
- * with outstanding requests (resumable forms only: it never blocks) between
- * the owner's calls, so that a request advances while its owner computes.
- * Whatever touches the queue holds the team's lock (any thread may complete
- * a request, and a blocked thread's hook sweeps the teams it posted on; with
- * the progress thread, a blocking call on the team too); the progress thread
- * and the hook only try it, and skip a busy team.
+ * The progress thread (OSMP_PROGRESS, below) sweeps every team with
+ * outstanding requests (resumable forms only: it never blocks) between the
+ * owner's calls, so that a request advances while its owner computes or
+ * blocks in another library (MPI's progress rule; issue 45). Whatever touches
+ * the queue holds the team's lock (any thread may complete a request, and a
+ * blocked thread's hook sweeps the teams it posted on; a blocking call too
+ * while requests were posted: t->detour); the progress thread and the hook
+ * only try it, and skip a busy team.
  */
 #define _GNU_SOURCE
 #include "team/request.h"
@@ -94,33 +95,96 @@ static void undrive(osmp__team_t t)
 
 /* ---------------------------------------------------------------- the progress thread */
 
-/* Teams with outstanding requests that the progress thread advances. */
+/*
+ * OSMP_PROGRESS: auto (the default) gives a team the thread unless the
+ * caller's runtime advances requests itself whenever their participant blocks
+ * in it (osmp_set_progress_driver: libosmp_mpi under Open MPI's progress
+ * callback or MPICH's asynchronous hook); thread gives every team the thread;
+ * none no team. Teams with requests outstanding are on prog_teams (from their
+ * first post to the end of their last request: finish).
+ *
+ * The thread never spins. After each look at its teams (a sweep of each one
+ * it can lock) it sleeps:
+ *  - on the counter the head's last poll waited for (m->pend, as complete()
+ *    does), counted among its sleepers so that the peer's publication wakes
+ *    it, when the head stood where the thread left it at its previous look:
+ *    its participant is away (blocked in a send, computing) and the thread is
+ *    what moves it. At most 1 ms (a missed wake-up, a peer's death). With
+ *    OSMP_PROGRESS=thread from the first look, for overlap with computation;
+ *  - else a plain nap of 1 ms: the participant moved the head meanwhile (its
+ *    tests, waits), or holds the team (it is inside OSMP on it), or the thread
+ *    has several teams. Counted among a counter's sleepers it would make every
+ *    publication of a busy peer a system call. Up to 8 ms, doubling, while the
+ *    participants hold every team: OSMP calls are moving them.
+ * With no team left it lingers 100 ms in 4 ms naps, so that a post in a loop
+ * of nonblocking calls finds it awake and needs no system call to reach it
+ * (OSMP_PROGRESS=thread: a post wakes it from those naps too), then sleeps
+ * until a post signals it. So a process whose requests the thread does not
+ * need costs it a wake-up a millisecond at most, and none once idle.
+ *
+ * It holds a team's lock while it sweeps it; while it may still touch a team
+ * without the lock (its counter, during a nap) the team is marked visiting,
+ * and osmp__progress_team_fini waits for the mark to go (waking the nap).
+ */
 static pthread_mutex_t prog_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t prog_cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t prog_cond; /* a post wakes the thread (monotonic clock: progress_start) */
+static pthread_cond_t prog_left; /* the thread let go of the teams it visited */
 static osmp__team_t prog_teams;
-static int prog_state; /* 0: OSMP_PROGRESS not read yet, 1: none, 2: thread (started on first use) */
-static int prog_started;
+enum { PROG_UNREAD, PROG_NONE, PROG_AUTO, PROG_THREAD };
+static int prog_mode;
+static int prog_external; /* osmp_set_progress_driver */
+static int prog_started;  /* 1 running, 2 could not be started */
+static int prog_idle;     /* 1: in a timed nap, 2: asleep until a post signals */
+static osmp__team_t prog_napping_on; /* the team whose counter the thread sleeps on */
+static osmp_atomic64_t *prog_napping_ctr;
+static int prog_fini_waiting;
+
+#define PROG_NAP_NS 1000000L
+#define PROG_BUSY_NAP_MAX_NS 8000000L
+#define PROG_LINGER_NS 4000000L
+#define PROG_LINGERS 25
+#define PROG_LOOK 8 /* teams swept per look (the others at the next: the list turns) */
 
 static void *progress_main(void *arg);
 
 static void progress_read(void)
 {
     const char *v = osmp__knob_str(OSMP_KNOB_PROGRESS);
-    prog_state = !strcmp(v, "thread") ? 2 : 1;
-    if (strcmp(v, "thread") && strcmp(v, "none")) osmp__knob_bad(OSMP_KNOB_PROGRESS, "not none or thread");
+    prog_mode = !strcmp(v, "thread") ? PROG_THREAD : !strcmp(v, "none") ? PROG_NONE : PROG_AUTO;
+    if (strcmp(v, "thread") && strcmp(v, "none") && strcmp(v, "auto"))
+        osmp__knob_bad(OSMP_KNOB_PROGRESS, "not auto, thread or none");
+}
+
+static pthread_once_t progress_once = PTHREAD_ONCE_INIT;
+
+int osmp_set_progress_driver(int external)
+{
+    pthread_mutex_lock(&prog_lock);
+    prog_external = external != 0;
+    pthread_mutex_unlock(&prog_lock);
+    return OSMP_OK;
 }
 
 void osmp__progress_team_init(osmp__team_t t)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, progress_read);
-    t->progress = prog_state == 2 && !t->coll.oversubscribed;
+    pthread_once(&progress_once, progress_read);
+    pthread_mutex_lock(&prog_lock);
+    t->progress = prog_mode == PROG_THREAD || (prog_mode == PROG_AUTO && !prog_external);
+    pthread_mutex_unlock(&prog_lock);
+    t->prog.eager = prog_mode == PROG_THREAD;
     pthread_mutex_init(&t->lock, NULL);
-    t->detour = t->progress;
+    t->detour = 0;
 }
 
+/* Under prog_lock. */
 static void progress_start(void)
 {
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&prog_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_cond_init(&prog_left, NULL);
     pthread_t th;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
@@ -138,40 +202,59 @@ static void progress_start(void)
             pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
         }
     }
-    if (pthread_create(&th, &attr, progress_main, NULL) == 0) prog_started = 1;
+    prog_started = pthread_create(&th, &attr, progress_main, NULL) == 0 ? 1 : 2;
     pthread_attr_destroy(&attr);
 }
 
-/* Under t's lock. */
+/* Under t's lock: t has requests outstanding now. */
 static void prog_register(osmp__team_t t)
 {
     if (!t->progress || t->on_progress) return;
     pthread_mutex_lock(&prog_lock);
     if (!prog_started) progress_start();
-    t->on_progress = 1;
-    t->next_progress = prog_teams;
-    prog_teams = t;
-    pthread_cond_signal(&prog_cond);
+    if (prog_started == 1) {
+        t->on_progress = 1;
+        t->prog.seen = 0;
+        t->next_progress = prog_teams;
+        prog_teams = t;
+        if (prog_idle == 2 || (prog_idle == 1 && t->prog.eager)) pthread_cond_signal(&prog_cond);
+    }
     pthread_mutex_unlock(&prog_lock);
 }
 
-static void prog_unregister(osmp__team_t t)
+/* Under prog_lock. */
+static void prog_unlink(osmp__team_t t)
 {
-    if (!t->on_progress) return;
-    pthread_mutex_lock(&prog_lock);
     for (osmp__team_t *p = &prog_teams; *p; p = &(*p)->next_progress)
         if (*p == t) {
             *p = t->next_progress;
             break;
         }
     t->on_progress = 0;
+}
+
+/* Under t's lock: its queue is empty. (The thread may be the caller: it
+ * still visits t, which is not going away.) */
+static void prog_unregister(osmp__team_t t)
+{
+    if (!t->on_progress) return;
+    pthread_mutex_lock(&prog_lock);
+    prog_unlink(t);
     pthread_mutex_unlock(&prog_lock);
 }
 
 void osmp__progress_team_fini(osmp__team_t t)
 {
     undrive(t);
-    prog_unregister(t);
+    pthread_mutex_lock(&prog_lock);
+    if (t->on_progress) prog_unlink(t);
+    while (t->prog.visiting) { /* (its counter is still mapped: the segment goes after this) */
+        if (prog_napping_on == t) osmp__wake(prog_napping_ctr);
+        prog_fini_waiting++;
+        pthread_cond_wait(&prog_left, &prog_lock);
+        prog_fini_waiting--;
+    }
+    pthread_mutex_unlock(&prog_lock);
     pthread_mutex_destroy(&t->lock);
 }
 
@@ -195,7 +278,6 @@ static void finish(osmp__team_t t, struct osmp_request *r, int rc)
     t->head = r->next;
     if (!t->head) {
         t->tail = NULL;
-        t->detour = t->progress;
         prog_unregister(t);
     }
     r->next = NULL;
@@ -339,37 +421,123 @@ static void sweep_driven(void)
     }
 }
 
-/* The progress thread: sweep every registered team it can lock, the owner's
- * resumable steps only; yield the core when nothing moved, sleep when nothing
- * is outstanding. It holds a team's lock while it sweeps it, so the owner
- * cannot destroy the team meanwhile (destroy locks it first). */
+/* Where a team's head stands: the thread's look (team.h: t->prog), and what a nap waits for. */
+struct prog_pend {
+    osmp_atomic64_t *ctr;
+    osmp_atomic32_t *waiters;
+    uint64_t step;
+};
+
+static int prog_same(osmp__team_t t)
+{
+    return t->prog.seen && t->prog.head == t->head && t->prog.index == t->head->index &&
+           t->prog.ctr == t->coll.mb.pend.ctr && t->prog.step == t->coll.mb.pend.step;
+}
+
+static void prog_note(osmp__team_t t)
+{
+    t->prog.head = t->head;
+    t->prog.index = t->head->index;
+    t->prog.ctr = t->coll.mb.pend.ctr;
+    t->prog.step = t->coll.mb.pend.step;
+    t->prog.seen = 1;
+}
+
+/* A nap of ns on prog_cond (a post may cut it short), under prog_lock. */
+static void prog_timed_nap(long ns)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_nsec += ns;
+    ts.tv_sec += ts.tv_nsec / 1000000000;
+    ts.tv_nsec %= 1000000000;
+    prog_idle = 1;
+    pthread_cond_timedwait(&prog_cond, &prog_lock, &ts);
+    prog_idle = 0;
+}
+
+/* The progress thread (see the top of this part). */
 static void *progress_main(void *arg)
 {
     (void)arg;
+    osmp__wait_never_poll(); /* (it never calls the MPI library: MPI_THREAD_SINGLE programs) */
+    long busy_nap = PROG_NAP_NS;
+    int lingers = 0;
     pthread_mutex_lock(&prog_lock);
     for (;;) {
-        while (!prog_teams) pthread_cond_wait(&prog_cond, &prog_lock);
-        osmp__team_t t = NULL;
-        for (osmp__team_t x = prog_teams; x && !t; x = x->next_progress)
-            if (!pthread_mutex_trylock(&x->lock)) t = x;
-        if (t) { /* to the back of the list: the others next */
-            for (osmp__team_t *p = &prog_teams; *p; p = &(*p)->next_progress)
-                if (*p == t) {
-                    *p = t->next_progress;
-                    break;
-                }
-            t->next_progress = NULL;
-            osmp__team_t *end = &prog_teams;
+        if (!prog_teams) {
+            if (lingers++ < PROG_LINGERS) {
+                prog_timed_nap(PROG_LINGER_NS);
+                continue;
+            }
+            prog_idle = 2;
+            while (!prog_teams) pthread_cond_wait(&prog_cond, &prog_lock);
+            prog_idle = 0;
+        }
+        lingers = 0;
+        osmp__team_t got[PROG_LOOK];
+        int n = 0, held = 0;
+        for (osmp__team_t x = prog_teams; x && n < PROG_LOOK; x = x->next_progress) {
+            if (pthread_mutex_trylock(&x->lock)) {
+                held++;
+                continue;
+            }
+            x->prog.visiting = 1;
+            got[n++] = x;
+        }
+        if (prog_teams->next_progress) { /* the list turns: the first goes last */
+            osmp__team_t first = prog_teams, *end = &prog_teams->next_progress;
+            prog_teams = first->next_progress;
             while (*end) end = &(*end)->next_progress;
-            *end = t;
+            *end = first;
+            first->next_progress = NULL;
         }
         pthread_mutex_unlock(&prog_lock);
-        if (t) {
-            sweep(t); /* (may take t off the list: finish) */
+
+        int nap_on = -1, moved = 0;
+        struct prog_pend pend = {NULL, NULL, 0};
+        for (int i = 0; i < n; i++) {
+            osmp__team_t t = got[i];
+            if (t->head) { /* (else emptied meanwhile: off the list already) */
+                int away = t->prog.seen ? prog_same(t) : t->prog.eager;
+                sweep(t); /* (may take t off the list: finish) */
+                if (t->head) {
+                    moved |= !prog_same(t);
+                    prog_note(t);
+                    if (away && nap_on < 0 && t->coll.mb.pend.ctr) {
+                        nap_on = i;
+                        pend = (struct prog_pend){t->coll.mb.pend.ctr, t->coll.mb.pend.waiters, t->coll.mb.pend.step};
+                    }
+                } else {
+                    moved = 1;
+                }
+            }
             pthread_mutex_unlock(&t->lock);
         }
-        sched_yield();
+
+        /* Asleep on the head's counter, when it is the one team and nobody else moves it. */
+        int napped = 0, due = 0;
+        if (nap_on >= 0 && n == 1 && !held) {
+            pthread_mutex_lock(&prog_lock);
+            prog_napping_on = got[nap_on];
+            prog_napping_ctr = pend.ctr;
+            pthread_mutex_unlock(&prog_lock);
+            due = osmp__wait_nap(pend.ctr, pend.waiters, pend.step, PROG_NAP_NS);
+            napped = !due;
+        }
         pthread_mutex_lock(&prog_lock);
+        prog_napping_on = NULL;
+        for (int i = 0; i < n; i++) got[i]->prog.visiting = 0;
+        if (prog_fini_waiting) pthread_cond_broadcast(&prog_left);
+        if (napped || (due && moved)) continue; /* (due and not moved: what it polled is stale, a held head) */
+        long nap = PROG_NAP_NS;
+        if (!n && held) {
+            nap = busy_nap;
+            busy_nap = busy_nap * 2 < PROG_BUSY_NAP_MAX_NS ? busy_nap * 2 : PROG_BUSY_NAP_MAX_NS;
+        } else {
+            busy_nap = PROG_NAP_NS;
+        }
+        prog_timed_nap(nap);
     }
     return NULL;
 }

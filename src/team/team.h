@@ -34,15 +34,25 @@ struct osmp__team {
     int driven;      /* on the list of teams with outstanding requests (request.c) */
     pthread_t driver; /* the thread that last posted on it: its blocked waits move it */
     struct osmp__team *next_driven;
-    /* OSMP_PROGRESS=thread (and not oversubscribed): the progress thread
-     * advances its requests too. Whatever touches the queue holds lock (a
-     * driver's blocked wait or the progress thread only tries it). */
+    /* The progress thread advances its requests too (OSMP_PROGRESS, request.c).
+     * Whatever touches the queue holds lock (a driver's blocked wait or the
+     * progress thread only tries it). */
     int progress;
-    /* A blocking call must take the long way (api.c): requests outstanding,
-     * or progress; one load on the usual call. */
+    /* A blocking call must take the long way (api.c): requests were posted
+     * since the last blocking call. Written only by the team's callers (its
+     * posts, and the blocking call that finds the queue empty): one load of
+     * their own on the usual call. */
     int detour;
     int on_progress; /* on the progress thread's list */
     struct osmp__team *next_progress;
+    /* The progress thread's last look at the queue (request.c), under lock:
+     * the head then and what it waited for (did anyone else move it since?).
+     * visiting: the thread may still use the team (under the thread's list lock). */
+    struct {
+        const void *head, *ctr;
+        uint64_t index, step;
+        int seen, eager, visiting;
+    } prog;
     pthread_mutex_t lock;
 
     struct osmp__thread_rv *thread_rv; /* created on the first osmp_team_create_threads */
@@ -53,7 +63,7 @@ typedef struct osmp__team *osmp__team_t;
 /* Complete the team's outstanding nonblocking collectives (team/request.c):
  * before a blocking call, and before the team goes. */
 int osmp__requests_drain(osmp__team_t t);
-/* OSMP_PROGRESS=thread for a new team (request.c): t->progress and its lock. */
+/* OSMP_PROGRESS for a new team (request.c): t->progress and its lock. */
 void osmp__progress_team_init(osmp__team_t t);
 void osmp__progress_team_fini(osmp__team_t t);
 static inline void osmp__team_lock(osmp__team_t t)

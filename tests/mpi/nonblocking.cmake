@@ -26,19 +26,3 @@ if(flavor STREQUAL "OMPI")
 else()
   add_test(NAME mpi.${fl}-4-nonblocking-peer-dies COMMAND env ${pre} ${nb_dies} $<TARGET_FILE:nb-check-${fl}> --die 2)
 endif()
-# MPI's progress rule (issue 45): rank 0 completes an MPI_Iallgather of 4 ints by MPI_Test while the others sit in a
-# blocking MPI_Send to it, then receives their 4 MiB. 18 oversubscribed ranks (the table's gather_bcast: flat > 16),
-# and 2 with gather_bcast forced. Once a request whose algorithm had no resumable form ran its blocking form inside
-# MPI_Test and waited for the senders: a hang.
-add_executable(progress-rule-${fl} mpi/progress-rule.c)
-target_link_libraries(progress-rule-${fl} PRIVATE PkgConfig::${flavor} ${CMAKE_DL_LIBS})
-add_test(NAME mpi.${fl}-18-progress-rule
-         COMMAND env ${pre} timeout -k 5 280 ${launch} 18 $<TARGET_FILE:progress-rule-${fl}> --expect-osmp)
-if(flavor STREQUAL "OMPI")
-  set(launch_alg mpirun --oversubscribe -x LD_PRELOAD -x OSMP_ALLGATHER_ALG -n)
-else()
-  set(launch_alg ${launch})
-endif()
-add_test(NAME mpi.${fl}-2-progress-rule-gather_bcast
-         COMMAND env ${pre} OSMP_ALLGATHER_ALG=gather_bcast timeout -k 5 100 ${launch_alg} 2
-                 $<TARGET_FILE:progress-rule-${fl}> --expect-osmp)
