@@ -162,7 +162,7 @@ static int (*stream_progress)(int);
 static osmp_atomic32_t async_on; /* a thing is registered (or being) */
 static int probe_rank;
 #define PROBE_TAG 32749 /* (any tag: a probe receives nothing; one the program is unlikely to leave a message under to itself) */
-static int sweep(struct osmp__mpi_comm *s, int wait, int try);
+static int sweep(osmp_team_t team, int wait, int try);
 
 static int usable(void)
 {

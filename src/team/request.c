@@ -608,6 +608,7 @@ int osmp_start(osmp_request_t *req)
     if (t != r->team) return OSMP_ERR_BAD_TEAM;
     osmp__team_lock(t);
     r->checked_ns = osmp__now_ns();
+    r->index = ++t->starts;
     r->rc = OSMP_OK;
     r->next = NULL;
     r->co.p.scratch = NULL; /* (finish frees them, even when the request ends before it starts) */

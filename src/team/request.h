@@ -32,6 +32,7 @@ struct osmp_request {
     size_t stage_bytes;
     void *stage;
     int persistent, freed, state, rc;
+    uint64_t index;     /* its number among the team's starts (the progress thread's look: a head it saw before) */
     int64_t checked_ns; /* the last liveness check while it waited */
     const struct osmp__alg *alg;
     struct osmp_request *next; /* the team's queue */

@@ -31,6 +31,7 @@ struct osmp__team {
      * the head is the one running. */
     struct osmp_request *head, *tail;
     int busy;        /* its queue is being advanced (a wait inside it must not re-enter) */
+    uint64_t starts; /* requests started on it (struct osmp_request index) */
     int driven;      /* on the list of teams with outstanding requests (request.c) */
     pthread_t driver; /* the thread that last posted on it: its blocked waits move it */
     struct osmp__team *next_driven;
