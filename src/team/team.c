@@ -599,11 +599,11 @@ static void fence_setup(void)
 
 int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
 {
+    create_error[0] = '\0';
     if (!p || !out || p->size < 1 || p->rank < 0 || p->rank >= p->size || (p->size > 1 && !p->oob_allgather) ||
         (p->mask & ~(uint64_t)KNOWN_PARAMS) || ((p->mask & OSMP_TEAM_PARAM_TOPO) && !p->topo) ||
         ((p->mask & OSMP_TEAM_PARAM_TRAFFIC) && !p->traffic) || ((p->mask & OSMP_TEAM_PARAM_TUNE) && !p->tune))
         return OSMP_ERR_INVALID_ARG;
-    create_error[0] = '\0';
     osmp__check_cache_line();
     fence_setup();
     osmp_topo_t topo = p->topo;
