@@ -8,10 +8,13 @@
  *      name in its record; everyone adds its pid, core and a status.
  *   2. Allgather the records. Any bad status: everyone fails with it.
  *   3. Everyone maps the segment and first-touches its own region (its pages then
- *      live on its NUMA node), and probes whether it can read the next rank's
- *      memory (Linux CMA) for single copy.
- *   4. Allgather the outcome: this is also the point where all have mapped, so
- *      rank 0 unlinks the name right after. Any failure: everyone fails.
+ *      live on its NUMA node), builds the plans, resolves the selection, and
+ *      probes whether it can read the next rank's memory (Linux CMA) for
+ *      single copy.
+ *   4. Allgather the outcome and the digests of what each decided on its own
+ *      (AGREE_*): this is also the point where all have mapped, so rank 0
+ *      unlinks the name right after. Digests that differ: everyone fails with
+ *      OSMP_ERR_MISMATCH; any other failure: everyone fails with it.
  * One segment per team, carved into per-participant regions: every group of the
  * plan finds its members' mailboxes there, and /dev/shm holds one name only for
  * the time of one exchange.
@@ -596,11 +599,11 @@ static void fence_setup(void)
 
 int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
 {
+    create_error[0] = '\0';
     if (!p || !out || p->size < 1 || p->rank < 0 || p->rank >= p->size || (p->size > 1 && !p->oob_allgather) ||
         (p->mask & ~(uint64_t)KNOWN_PARAMS) || ((p->mask & OSMP_TEAM_PARAM_TOPO) && !p->topo) ||
         ((p->mask & OSMP_TEAM_PARAM_TRAFFIC) && !p->traffic) || ((p->mask & OSMP_TEAM_PARAM_TUNE) && !p->tune))
         return OSMP_ERR_INVALID_ARG;
-    create_error[0] = '\0';
     osmp__check_cache_line();
     fence_setup();
     osmp_topo_t topo = p->topo;

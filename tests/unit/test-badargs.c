@@ -870,6 +870,11 @@ static void test_team_create_params(void)
     rc = osmp_team_create(&spec, &out);
     CHECK(rc < 0);
     CHECK(out == sentinel);
+    /* the line that names the participant and the step (the same on every participant), "" where the
+     * arguments are refused before the exchange */
+    CHECK_STR(osmp_team_last_error(), "team creation: rank 0: malformed hierarchy spec (reading the knobs)");
+    CHECK_INT(osmp_team_create(&two, &out), OSMP_ERR_INVALID_ARG);
+    CHECK_STR(osmp_team_last_error(), "");
     /* parameters of a newer header (unknown mask bits) and a topology bit without a topology */
     struct osmp_team_params newer = ok;
     newer.mask = 1u << 20;
@@ -894,9 +899,11 @@ static void test_team_create_params(void)
     own.topo = eight;
     own.core = 8;
     CHECK_INT(osmp_team_create(&own, &out), OSMP_ERR_RANGE);
+    CHECK_STR(osmp_team_last_error(), "team creation: rank 0: index out of range (building the plans)");
     own.core = 7;
     osmp_team_t mine;
     CHECK_INT(osmp_team_create(&own, &mine), OSMP_OK);
+    CHECK_STR(osmp_team_last_error(), "");
     CHECK_INT(osmp_barrier(mine), OSMP_OK);
     CHECK_INT(osmp_team_destroy(mine), OSMP_OK);
     osmp_topo_destroy(eight);
