@@ -254,13 +254,15 @@ struct pingpong {
     osmp_atomic64_t ctr[2];
     osmp_atomic32_t waiters[2];
 };
-/* Sleepers nearly always woken by the publication, not by the end of their
- * nap: a wake-up that never comes costs a whole nap every handoff (a peer
- * descheduled for a millisecond on a busy machine may cost a few). */
+/* Sleepers woken by the publication, not by the end of their nap: a wake-up
+ * that never comes costs a whole nap every handoff, so nearly every nap runs
+ * out. On a loaded machine a descheduled peer makes many naps run out too
+ * (54 of 300 seen with a second test run beside this one), so the bound is
+ * half: what a lost wake-up gives, not what a busy machine gives. */
 static int woken_late(unsigned naps_out)
 {
-    if (naps_out > ROUNDS / 10) fprintf(stderr, "%u of %d naps lasted their whole millisecond\n", naps_out, ROUNDS);
-    return naps_out > ROUNDS / 10;
+    if (naps_out > ROUNDS / 2) fprintf(stderr, "%u of %d naps lasted their whole millisecond\n", naps_out, ROUNDS);
+    return naps_out > ROUNDS / 2;
 }
 static int pingpong(struct pingpong *pp, int fence_always)
 {
