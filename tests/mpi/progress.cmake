@@ -32,9 +32,10 @@ foreach(level funneled multiple)
            COMMAND env ${pre} ${in_time} 120 ${launch} 2 ${pcheck} colls --thread ${level} --limit 90 --expect-osmp)
 endforeach()
 # Issue 45's program at 18 and 32 ranks, 4 MiB messages (and with a started persistent allgather). With the
-# allgather forced to a resumable algorithm (ring, direct) it needs only the progress above; with the default choice on more than 16 ranks (gather_bcast, which
-# has no resumable form yet: design.md section 11) MPICH 4.0.2 also needs that algorithm to run in pieces from OSMP's
-# progress thread (issue 45 deliverable 1): those runs are registered disabled until it does.
+# allgather forced to a resumable algorithm (ring, direct) it needs only the progress above; with the default
+# choice on more than 16 ranks (gather_bcast, which has no resumable form yet: design.md section 11) MPICH 4.0.2
+# also needs that algorithm to run in pieces from OSMP's progress thread (issue 45 deliverable 1): those runs are
+# registered disabled until it does.
 foreach(n 18 32)
   add_test(NAME mpi.${fl}-${n}-progress-pallgather-ring
            COMMAND env ${pre} OSMP_ALLGATHER_ALG=ring ${in_time} 280 ${launch} ${n} ${pcheck} pallgather --bytes 4194304
