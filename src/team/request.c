@@ -100,8 +100,10 @@ static void undrive(osmp__team_t t)
  * caller's runtime advances requests itself whenever their participant blocks
  * in it (osmp_set_progress_driver: libosmp_mpi under Open MPI's progress
  * callback or MPICH's asynchronous hook); thread gives every team the thread;
- * none no team. Teams with requests outstanding are on prog_teams (from their
- * first post to the end of their last request: finish).
+ * none no team. Teams with requests outstanding are on prog_teams: a post puts
+ * its team there, the thread takes it off when it finds the queue empty (not
+ * the request's end: a loop of small nonblocking calls then takes the list's
+ * lock about once per look of the thread, not twice per call).
  *
  * The thread never spins. After each look at its teams (a sweep of each one
  * it can lock) it sleeps:
@@ -233,16 +235,6 @@ static void prog_unlink(osmp__team_t t)
     t->on_progress = 0;
 }
 
-/* Under t's lock: its queue is empty. (The thread may be the caller: it
- * still visits t, which is not going away.) */
-static void prog_unregister(osmp__team_t t)
-{
-    if (!t->on_progress) return;
-    pthread_mutex_lock(&prog_lock);
-    prog_unlink(t);
-    pthread_mutex_unlock(&prog_lock);
-}
-
 void osmp__progress_team_fini(osmp__team_t t)
 {
     undrive(t);
@@ -276,10 +268,7 @@ static void set_state(struct osmp_request *r, int state)
 static void finish(osmp__team_t t, struct osmp_request *r, int rc)
 {
     t->head = r->next;
-    if (!t->head) {
-        t->tail = NULL;
-        prog_unregister(t);
-    }
+    if (!t->head) t->tail = NULL;
     r->next = NULL;
     if (r->state == OSMP__RQ_RUNNING) {
         if (!rc && r->run.fn && t->coll.size == 1 && r->c != OSMP_COLL_SCAN && r->c != OSMP_COLL_EXSCAN)
@@ -498,19 +487,20 @@ static void *progress_main(void *arg)
         struct prog_pend pend = {NULL, NULL, 0};
         for (int i = 0; i < n; i++) {
             osmp__team_t t = got[i];
-            if (t->head) { /* (else emptied meanwhile: off the list already) */
+            if (t->head) {
                 int away = t->prog.seen ? prog_same(t) : t->prog.eager;
-                sweep(t); /* (may take t off the list: finish) */
-                if (t->head) {
-                    moved |= !prog_same(t);
-                    prog_note(t);
-                    if (away && nap_on < 0 && t->coll.mb.pend.ctr) {
-                        nap_on = i;
-                        pend = (struct prog_pend){t->coll.mb.pend.ctr, t->coll.mb.pend.waiters, t->coll.mb.pend.step};
-                    }
-                } else {
-                    moved = 1;
+                sweep(t);
+                moved |= !t->head || !prog_same(t);
+                if (t->head) prog_note(t);
+                if (t->head && away && nap_on < 0 && t->coll.mb.pend.ctr) {
+                    nap_on = i;
+                    pend = (struct prog_pend){t->coll.mb.pend.ctr, t->coll.mb.pend.waiters, t->coll.mb.pend.step};
                 }
+            }
+            if (!t->head) { /* its requests are over (whoever ended them): off the list, until its next post */
+                pthread_mutex_lock(&prog_lock);
+                if (t->on_progress) prog_unlink(t);
+                pthread_mutex_unlock(&prog_lock);
             }
             pthread_mutex_unlock(&t->lock);
         }

@@ -31,6 +31,8 @@
  *               B bytes to rank 0 with a blocking MPI_Send and then MPI_Wait.
  *               Each rank's part of the allgather must advance while that rank
  *               is blocked in MPI_Send (direction A of the rule).
+ *   pallgather  the same with a persistent allgather (MPI_Allgather_init, or
+ *               Open MPI's MPIX_Allgather_init), started by MPI_Start.
  * Each rank gives up after --limit seconds (default 60) with a line naming the
  * step it was in ("no progress"), and exits 2: a hang fails by this test's own
  * timeout. --expect-osmp: libosmp_mpi is loaded and every collective above ran
@@ -39,6 +41,14 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <mpi.h>
+#if defined(OPEN_MPI)
+#include <mpi-ext.h>
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
+#define PC_ALLGATHER_INIT MPIX_Allgather_init
+#endif
+#elif MPI_VERSION >= 4
+#define PC_ALLGATHER_INIT MPI_Allgather_init
+#endif
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -343,13 +353,20 @@ static void case_rma(int allocate)
     if (!allocate) free(base);
 }
 
-static void case_iallgather(void)
+static void case_iallgather(int persistent)
 {
     int s[K], *r = malloc(sizeof(int) * K * (size_t)size), flag = 0;
     if (!r) FAIL("out of memory");
     for (int i = 0; i < K; i++) s[i] = in(rank, i);
     MPI_Request rq;
-    CHECK(MPI_Iallgather(s, K, MPI_INT, r, K, MPI_INT, MPI_COMM_WORLD, &rq));
+    if (persistent) {
+#if defined(PC_ALLGATHER_INIT)
+        CHECK(PC_ALLGATHER_INIT(s, K, MPI_INT, r, K, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
+        CHECK(MPI_Start(&rq));
+#endif
+    } else {
+        CHECK(MPI_Iallgather(s, K, MPI_INT, r, K, MPI_INT, MPI_COMM_WORLD, &rq));
+    }
     want[ALLGATHER]++;
     if (rank == 0) {
         step = "MPI_Test loop (the allgather)";
@@ -367,6 +384,7 @@ static void case_iallgather(void)
         step = "MPI_Wait (the allgather)";
         CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
     }
+    if (persistent) CHECK(MPI_Request_free(&rq));
     for (int p = 0; p < size; p++)
         for (int i = 0; i < K; i++)
             if (r[K * p + i] != in(p, i)) FAIL("MPI_Iallgather: block %d element %d is %d", p, i, r[K * p + i]);
@@ -421,9 +439,15 @@ int main(int argc, char **argv)
     } else if (!strcmp(kase, "rma-alloc") || !strcmp(kase, "rma-create")) {
         case_rma(!strcmp(kase, "rma-alloc"));
     } else if (!strcmp(kase, "iallgather")) {
-        case_iallgather();
+        case_iallgather(0);
+    } else if (!strcmp(kase, "pallgather")) {
+#if defined(PC_ALLGATHER_INIT)
+        case_iallgather(1);
+#else
+        FAIL("this MPI library has no persistent collectives");
+#endif
     } else {
-        FAIL("no such case (recv, isend, colls, nb, rma-alloc, rma-create, iallgather)");
+        FAIL("no such case (recv, isend, colls, nb, rma-alloc, rma-create, iallgather, pallgather)");
     }
     check_counted();
     step = "the last barrier";
