@@ -558,7 +558,9 @@ OSMP_EXPORT int osmp_team_destroy(osmp_team_t team);
  * creating process is dead; *removed (may be NULL) gets their number. A segment
  * has a name only while its team is being created; a process's first team
  * creation and osmp-run call this, so a name left by participants all killed at
- * that moment does not outlive the next run. */
+ * that moment does not outlive the next run. Only names made in the caller's
+ * pid namespace are judged (the name says which): /dev/shm may be shared with
+ * other pid namespaces, where the creator's pid means another process. */
 OSMP_EXPORT int osmp_shm_cleanup(int *removed);
 
 /* Under osmp-run: the team of every launched process. Otherwise a team of one.

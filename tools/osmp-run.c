@@ -16,7 +16,9 @@
  * rank fails, the others see OSMP_ERR_PEER_LOST in their next
  * wait on it (or, while joining, through the rendezvous) and get --grace
  * seconds (default 5) to stop by themselves; the rest are then killed.
- * Finally, /dev/shm is cleared of segments whose creator is dead.
+ * A rank's segment names (a team it was creating when it died) are removed
+ * as soon as it ends; finally, /dev/shm is cleared of segments whose creator
+ * is dead.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +37,7 @@
 #include <unistd.h>
 
 #include "osmp.h"
+#include "shm/shm.h"
 #include "team/rendezvous.h"
 #include "cli.h"
 
@@ -245,7 +248,17 @@ int main(int argc, char **argv)
     time_t start = time(NULL), stop_at = 0;
     while (remaining > 0) {
         int status;
-        pid_t pid = waitpid(-1, &status, WNOHANG);
+        /* A rank that ended, left a zombie: its pid cannot be another
+         * process's until it is reaped, so the names it made while creating a
+         * team go now, before waitpid frees the pid (the cleanup at the end
+         * judges by liveness, which a reused pid can fool). */
+        siginfo_t si;
+        si.si_pid = 0;
+        pid_t pid = waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 ? si.si_pid : -1;
+        if (pid > 0) {
+            osmp__seg_reap_pid(pid);
+            pid = waitpid(pid, &status, 0);
+        }
         if (pid == 0) {
             if (got_signal) {
                 kill_all(SIGKILL);

@@ -98,11 +98,24 @@ int osmp__pid_exited(pid_t pid)
     return gone;
 }
 
+/* Does /proc show our pid namespace? A process in a pid namespace of its own
+ * may see a /proc mounted for its parent's, where pid numbers name other
+ * processes (unshare --pid without --mount-proc). */
+static int proc_is_ours(void)
+{
+    char buf[32];
+    ssize_t n = readlink("/proc/self", buf, sizeof(buf) - 1);
+    if (n <= 0) return 0;
+    buf[n] = '\0';
+    return atoi(buf) == (int)getpid();
+}
+
 /* When the process now holding pid started, in seconds since the epoch (-1:
  * unknown): /proc/PID/stat's start time (field 22, clock ticks after boot)
  * plus the boot time of /proc/stat. */
 static double started_at(pid_t pid)
 {
+    if (!proc_is_ours()) return -1;
     char path[64], buf[1024];
     snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
     FILE *f = fopen(path, "r");

@@ -16,33 +16,91 @@
 #include "osmp.h"
 #include "shm.h"
 
-/* A name is "/osmp-<creator pid>-<random hex>". It exists in /dev/shm only
- * while a team is being created: the creator unlinks it as soon as every
- * participant has mapped it. If all of them are killed inside that window, the
- * next creation (or osmp-run, or osmp_shm_cleanup) removes it: its creator is
- * dead. */
-int osmp__seg_reap(void)
+/* A name is "/osmp-<creator pid>-<pid namespace>-<random hex>". It exists in
+ * /dev/shm only while a team is being created: every participant unlinks it as
+ * soon as it knows that all have mapped it. If all of them are killed inside
+ * that window, the next creation (or osmp-run, or osmp_shm_cleanup) removes it:
+ * its creator is dead.
+ *
+ * The pid namespace (the inode of /proc/self/ns/pid, 8 hex digits; 0 where it
+ * cannot be read) says in which namespace the pid is a pid: /dev/shm may be
+ * shared by processes of several pid namespaces (containers), where the same
+ * number names unrelated processes, or none. A name is only ever judged by a
+ * process of its own namespace. */
+static pthread_once_t pidns_once = PTHREAD_ONCE_INIT;
+static unsigned long pidns;
+static void read_pidns(void)
 {
+    struct stat st;
+    if (stat("/proc/self/ns/pid", &st) == 0 && st.st_ino > 0 && st.st_ino <= 0xffffffffUL) pidns = st.st_ino;
+}
+
+unsigned long osmp__pidns(void)
+{
+    pthread_once(&pidns_once, read_pidns);
+    return pidns;
+}
+
+/* A segment name's creator pid and namespace (the leading '/' optional); 0 if
+ * it is not one (a name of an older version, without the namespace, included). */
+static int parse_name(const char *name, pid_t *pid, unsigned long *ns)
+{
+    int p = 0, len = 0;
+    unsigned long n = 0;
+    if (name[0] == '/') name++;
+    if (sscanf(name, "osmp-%d-%8lx-%n", &p, &n, &len) != 2 || len < 16 || p <= 0 || name[len - 10] != '-' ||
+        !name[len])
+        return 0;
+    *pid = p;
+    *ns = n;
+    return 1;
+}
+
+int osmp__seg_ours(const char *name)
+{
+    pid_t pid;
+    unsigned long ns;
+    return !parse_name(name, &pid, &ns) || ns == osmp__pidns();
+}
+
+/* Unlink this user's names of our pid namespace whose creator is dead
+ * (pid == 0) or that pid (pid > 0: the caller knows its process gone and its
+ * pid not yet free for another, a zombie). */
+static int reap(pid_t only)
+{
+    unsigned long mine = osmp__pidns();
+    if (!mine) return 0; /* which names are of our namespace is unknown: none is judged */
     DIR *d = opendir("/dev/shm");
     if (!d) return -1;
     int removed = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        int pid, len = 0;
+        pid_t pid;
+        unsigned long ns;
         struct stat st;
-        if (sscanf(e->d_name, "osmp-%d-%n", &pid, &len) != 1 || len == 0 || pid <= 0) continue;
+        if (!parse_name(e->d_name, &pid, &ns) || ns != mine || (only && pid != only)) continue;
         if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
             st.st_uid != geteuid())
             continue;
         /* the creator was alive when the segment's status last changed (creation, then writes), so a pid
          * whose process started after that is another's */
-        if (!osmp__pid_gone_since(pid, (double)st.st_ctim.tv_sec)) continue;
+        if (!only && !osmp__pid_gone_since(pid, (double)st.st_ctim.tv_sec)) continue;
         char name[300];
         snprintf(name, sizeof(name), "/%s", e->d_name);
         if (shm_unlink(name) == 0) removed++;
     }
     closedir(d);
     return removed;
+}
+
+int osmp__seg_reap(void)
+{
+    return reap(0);
+}
+
+int osmp__seg_reap_pid(pid_t pid)
+{
+    return pid > 0 ? reap(pid) : 0;
 }
 
 int osmp_shm_cleanup(int *removed)
@@ -110,7 +168,7 @@ int osmp__seg_create(size_t size, char name[OSMP_SEG_NAME_MAX], void **addr)
     if (osmp__fault(OSMP__FAULT_SEG)) return OSMP_ERR_SHM;
     unsigned char rnd[12];
     if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) return OSMP_ERR_SHM;
-    int n = snprintf(name, OSMP_SEG_NAME_MAX, "/osmp-%d-", (int)getpid());
+    int n = snprintf(name, OSMP_SEG_NAME_MAX, "/osmp-%d-%08lx-", (int)getpid(), osmp__pidns());
     for (size_t i = 0; i < sizeof(rnd) && n + 2 < OSMP_SEG_NAME_MAX; i++)
         n += snprintf(name + n, (size_t)(OSMP_SEG_NAME_MAX - n), "%02x", rnd[i]);
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -135,6 +193,9 @@ int osmp__seg_attach(const char *name, size_t size, void **addr)
 {
     if (osmp__fault(OSMP__FAULT_SEG)) return OSMP_ERR_SHM;
     if ((*addr = mapped_already(name, size))) return OSMP_OK;
+    /* Its creator's pid is not a pid here: liveness, single copy and "the
+     * same process" would all be asked of the wrong process. */
+    if (!osmp__seg_ours(name)) return OSMP_ERR_UNSUPPORTED;
     int fd = shm_open(name, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
     if (fd < 0) return OSMP_ERR_SHM;
     struct stat st;

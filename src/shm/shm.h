@@ -8,19 +8,27 @@
 
 #define OSMP_SEG_NAME_MAX 48
 
-/* Create a segment of `size` bytes with an unguessable name ("/osmp-..."),
- * O_EXCL and mode 0600, mapped at *addr. The caller unlinks it once every
- * participant has mapped it. */
+/* Create a segment of `size` bytes with an unguessable name
+ * ("/osmp-<pid>-<pid namespace>-<random>"), O_EXCL and mode 0600, mapped at
+ * *addr. The participants unlink it once every one of them has mapped it. */
 int osmp__seg_create(size_t size, char name[OSMP_SEG_NAME_MAX], void **addr);
-/* Map a segment by name; refuses one owned by another user or of another size.
+/* Map a segment by name; refuses one owned by another user or of another size
+ * (OSMP_ERR_SHM), or made in another pid namespace (OSMP_ERR_UNSUPPORTED).
  * Threads of one process that attach the same segment share one mapping
  * (refcounted until the last osmp__seg_detach). */
 int osmp__seg_attach(const char *name, size_t size, void **addr);
 void osmp__seg_unlink(const char *name);
 void osmp__seg_detach(void *addr, size_t size);
-/* Unlink this user's segments whose creator (the pid in the name) is dead; the
- * count removed, or -1 if /dev/shm cannot be read. */
+/* Unlink this user's segments of our pid namespace whose creator (the pid in
+ * the name) is dead; the count removed, or -1 if /dev/shm cannot be read. */
 int osmp__seg_reap(void);
+/* The same for the names of one pid that the caller knows to be a zombie (dead,
+ * and not yet free for another process): osmp-run before it reaps a rank. */
+int osmp__seg_reap_pid(pid_t pid);
+/* This process's pid namespace as segment names carry it (0: unknown), and
+ * whether a segment name was made in it (names of no known form: yes). */
+unsigned long osmp__pidns(void);
+int osmp__seg_ours(const char *name);
 
 /* Peer liveness (liveness.c): watch a peer process for the lifetime of a team
  * (refcounted), and ask whether it still runs. */

@@ -690,6 +690,13 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
         } else {
             free(seg);
         }
+        /* Rank 0 may be the one that failed, killed after it created the
+         * name: whoever knows the name removes it; whoever does not (the
+         * exchange itself failed) removes the names of dead creators. */
+        if (p->size > 1 && p->rank != 0) {
+            if (!orc && all1[0].seg_name[0]) osmp__seg_unlink(all1[0].seg_name);
+            else if (orc) osmp__seg_reap();
+        }
         goto fail;
     }
 
@@ -786,7 +793,10 @@ int osmp_team_create(const struct osmp_team_params *p, osmp_team_t *out)
         orc = p->oob_allgather(p->oob_ctx, &mine2, all2, sizeof(mine2)); /* 4 */
     else
         *all2 = mine2;
-    if (p->rank == 0 && p->size > 1) osmp__seg_unlink(r0->seg_name);
+    /* Everyone has mapped the segment (or failed to): its name goes. Each
+     * participant unlinks it, so that it goes with the first one past the
+     * exchange even if rank 0 is killed right after. */
+    if (p->size > 1) osmp__seg_unlink(r0->seg_name);
     if (orc) {
         rc = oob_status(orc);
         snprintf(create_error, sizeof(create_error), "team creation: the out-of-band exchange failed");

@@ -11,8 +11,9 @@
 #      holds no osmp-* file.
 # all: each round SIGKILLs osmp-run and every rank at a random moment (0-60 ms);
 #      a name may then be left in /dev/shm. Afterwards a planted name of a dead
-#      pid and one of a live pid are added, one more team is created, and the
-#      test asserts that only the live pid's name is still there.
+#      pid, one of a live pid and a dead pid's of another pid namespace are
+#      added, one more team is created, and the test asserts that only the live
+#      pid's and the other namespace's names are still there.
 set -uo pipefail
 mode=$1 run=$2 survive=$3 rounds=$4 RANDOM=$5
 shift 6 # the "--" too
@@ -65,13 +66,18 @@ if [ "$mode" = one ]; then
   exit 0
 fi
 echo "kill-test: the kills left $(shm_names | wc -l) name(s) in /dev/shm"
-# A pid that surely is dead: a finished child's.
+# A pid that surely is dead: a finished child's. Names carry the creator's pid
+# namespace (src/shm/segment.c); a dead pid's name of another namespace stays.
 sh -c 'exit 0' & dead=$!
 wait $dead
-touch "/dev/shm/osmp-$dead-0123456789abcdef" "/dev/shm/osmp-$$-0123456789abcdef"
-chmod 600 "/dev/shm/osmp-$dead-0123456789abcdef" "/dev/shm/osmp-$$-0123456789abcdef"
+ns=$(stat -L -c %i /proc/self/ns/pid)
+mine=$(printf '%08x' "$ns") other=$(printf '%08x' $((ns ^ 1)))
+live="osmp-$$-$mine-0123456789abcdef01234567" elsewhere="osmp-$dead-$other-0123456789abcdef01234567"
+planted=("osmp-$dead-$mine-0123456789abcdef01234567" "$live" "$elsewhere")
+for f in "${planted[@]}"; do touch "/dev/shm/$f" && chmod 600 "/dev/shm/$f"; done
 "$run" "${args[@]}" -- "$survive" loop --seconds 0 >"$tmp/out" 2>&1 || fail "the run after the kills failed"
-left=$(shm_names)
-rm -f "/dev/shm/osmp-$$-0123456789abcdef"
-[ "$left" = "osmp-$$-0123456789abcdef" ] || fail "expected only the live pid's name in /dev/shm, found: ${left:-nothing}"
+left=$(shm_names | sort | tr '\n' ' ')
+rm -f "/dev/shm/$live" "/dev/shm/$elsewhere"
+want=$(printf '%s\n' "$live" "$elsewhere" | sort | tr '\n' ' ')
+[ "$left" = "$want" ] || fail "expected only the live pid's and the other namespace's names in /dev/shm, found: ${left:-nothing}"
 echo "kill-test: $rounds rounds of killing everything passed; /dev/shm cleaned by the next run"

@@ -63,7 +63,7 @@ static void fail(const char *what, int rc)
 static void no_segment_name(void)
 {
     char prefix[64];
-    snprintf(prefix, sizeof(prefix), "osmp-%d-", (int)getpid());
+    snprintf(prefix, sizeof(prefix), "osmp-%d-", (int)getpid()); /* (then its pid namespace and random digits) */
     DIR *d = opendir("/dev/shm");
     for (struct dirent *e; d && (e = readdir(d));)
         if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {

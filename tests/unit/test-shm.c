@@ -56,10 +56,14 @@ static void test_create(void)
     char name[OSMP_SEG_NAME_MAX];
     void *a = NULL;
     CHECK_INT(osmp__seg_create(8192, name, &a), OSMP_OK);
-    char prefix[32];
-    snprintf(prefix, sizeof(prefix), "/osmp-%d-", (int)getpid());
+    char prefix[48];
+    struct stat ns;
+    CHECK(stat("/proc/self/ns/pid", &ns) == 0);
+    snprintf(prefix, sizeof(prefix), "/osmp-%d-%08lx-", (int)getpid(), (unsigned long)ns.st_ino);
+    CHECK_INT(osmp__pidns(), (unsigned long)ns.st_ino);
     CHECK(strncmp(name, prefix, strlen(prefix)) == 0);
     CHECK_INT(strlen(name), strlen(prefix) + 24); /* 12 random bytes in hex */
+    CHECK(osmp__seg_ours(name));
     struct stat st;
     char path[128];
     snprintf(path, sizeof(path), "/dev/shm%s", name);
@@ -106,15 +110,26 @@ static void test_attach_refuses(void)
 
 static void test_reap(void)
 {
-    char dead[64], live[64], foreign[64], other[64];
+    char dead[64], live[64], foreign[64], other[64], elsewhere[64], old[64];
     pid_t d = dead_pid();
-    snprintf(dead, sizeof(dead), "/osmp-%d-00112233445566778899aabb", (int)d);
-    snprintf(live, sizeof(live), "/osmp-%d-00112233445566778899aabb", (int)getpid());
-    snprintf(foreign, sizeof(foreign), "/osmp-%d-ffeeddccbbaa998877665544", (int)d);
+    unsigned long ns = osmp__pidns();
+    CHECK(ns != 0);
+    snprintf(dead, sizeof(dead), "/osmp-%d-%08lx-00112233445566778899aabb", (int)d, ns);
+    snprintf(live, sizeof(live), "/osmp-%d-%08lx-00112233445566778899aabb", (int)getpid(), ns);
+    snprintf(foreign, sizeof(foreign), "/osmp-%d-%08lx-ffeeddccbbaa998877665544", (int)d, ns);
     snprintf(other, sizeof(other), "/osmpx-%d-00", (int)d);
+    /* A dead pid of our namespace is no pid of another one: its name there is
+     * never judged here (nor one of a version that did not say its namespace). */
+    snprintf(elsewhere, sizeof(elsewhere), "/osmp-%d-%08lx-00112233445566778899aabb", (int)d, ns ^ 1);
+    snprintf(old, sizeof(old), "/osmp-%d-00112233445566778899aabb", (int)d);
     plant(dead, 0600, 4096);
     plant(live, 0600, 4096);
     plant(other, 0600, 4096);
+    plant(elsewhere, 0600, 4096);
+    plant(old, 0600, 4096);
+    CHECK(!osmp__seg_ours(elsewhere));
+    void *p = NULL;
+    CHECK_INT(osmp__seg_attach(elsewhere, 4096, &p), OSMP_ERR_UNSUPPORTED);
     int root = geteuid() == 0;
     if (root) {
         struct passwd *nobody = getpwnam("nobody");
@@ -129,8 +144,17 @@ static void test_reap(void)
     CHECK(!exists(dead));
     CHECK(exists(live));   /* its creator runs */
     CHECK(exists(other));  /* not an OSMP name */
+    CHECK(exists(elsewhere)); /* another pid namespace's */
+    CHECK(exists(old));       /* no namespace: not judged */
     if (root) CHECK(exists(foreign)); /* not this user's */
-    shm_unlink(live);
+    /* osmp-run's reaping of one rank's names (a zombie's): that pid's only. */
+    plant(dead, 0600, 4096);
+    CHECK_INT(osmp__seg_reap_pid(getpid()), 1);
+    CHECK(!exists(live));
+    CHECK(exists(dead));
+    shm_unlink(dead);
+    shm_unlink(elsewhere);
+    shm_unlink(old);
     shm_unlink(other);
     if (root) shm_unlink(foreign);
 }
