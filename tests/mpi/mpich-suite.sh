@@ -209,40 +209,68 @@ export -f build_one
 export src out stamp cc cflags_s="${cflags[*]}"
 printf '%s\n' "${r_prog[@]}" | sort -u | xargs -P "$jobs" -I{} bash -c 'build_one "$1"' _ {}
 
-# 4. One run: its own timeout; what it leaves is removed (the job's processes, Open MPI's files in a folder of
-# ours, OSMP's segments whose creator died) and named.
+# 4. One run: its own timeout; its processes killed when it ends. Each job gets a /dev/shm of its own (a tmpfs in
+# a private mount namespace, as tests/mpi/mutate.sh) where we may mount one: what a job leaves there is exactly
+# its own, and goes with the namespace. Elsewhere OSMP's new segments whose creator died are only named (another
+# test running meanwhile may own them; coll.shm-clean judges), and Open MPI's files go to a folder of ours
+# (MPICH, and UCX under it, unlink theirs once mapped). `leaked` is set when a job that passed left a file, or one
+# that failed by itself left OSMP's: a job killed by the timeout failed already (and a rank killed inside a
+# team's creation may leave its segment, issue 45.7); Open MPI's files after a failure are Open MPI's business.
 shmdir=$out/ompi-shm
 rm -rf "$shmdir"
 mkdir -p "$shmdir"
 export OMPI_MCA_btl_vader_backing_directory=$shmdir
+private=0
+unshare --mount --propagation private sh -c 'mount -t tmpfs tmpfs /dev/shm' 2>/dev/null && private=1
 # the job's processes: readable environments that hold the run's mark
 job_pids() { grep -lsaF -- "$1" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3; }
 osmp_names() { find /dev/shm -maxdepth 1 -name 'osmp-*' -printf '%f\n' 2>/dev/null | sort; }
-leftover=""
+leftover="" leaked=0
 run() { # pre log np prog args env limit -> 0 passed, 1 failed, 2 timed out
   local pre=$1 log=$2 np=$3 prog=$4 args=$5 env=$6 tl=$7
-  local mark="OSMP_MPICH_SUITE=$$.$RANDOM" before st left f pid
-  before=$(osmp_names)
-  # shellcheck disable=SC2086
-  timeout -k 5 "$tl" env "$mark" LD_PRELOAD="$pre" $env "${launch[@]}" "$np" "$out/bin/$prog" $args >"$log" 2>&1
-  st=$?
+  local mark="OSMP_MPICH_SUITE=$$.$RANDOM" before st left f pid osmp_left=0 job
+  # shellcheck disable=SC2206
+  job=(env "$mark" LD_PRELOAD="$pre" $env "${launch[@]}" "$np" "$out/bin/$prog" $args)
+  if [ $private = 1 ]; then
+    : >"$log.shm"
+    # (the outer timeout only in case the inner one cannot act)
+    timeout -k 5 $((tl + 30)) unshare --mount --propagation private sh -c \
+      'left=$1 tl=$2; shift 2; mount -t tmpfs tmpfs /dev/shm || exit 125; timeout -k 5 "$tl" "$@"; st=$?
+       ls -A /dev/shm >"$left"; exit $st' sh "$log.shm" "$tl" "${job[@]}" >"$log" 2>&1
+    st=$?
+  else
+    before=$(osmp_names)
+    timeout -k 5 "$tl" "${job[@]}" >"$log" 2>&1
+    st=$?
+  fi
   for _ in $(seq 1 50); do [ -z "$(job_pids "$mark")" ] && break; sleep 0.1; done
   left=$(job_pids "$mark")
   # shellcheck disable=SC2086
   [ -n "$left" ] && echo "mpich-suite: killed the job's processes left after it ended: $left" >>"$log" && kill -KILL $left 2>/dev/null
-  leftover=""
+  leftover="" leaked=0
   for f in "$shmdir"/*; do
     [ -e "$f" ] && leftover+=" $f" && rm -f "$f"
   done
-  for f in $(comm -13 <(echo "$before") <(osmp_names)); do
-    pid=${f#osmp-}
-    pid=${pid%%-*}
-    [[ $pid =~ ^[0-9]+$ ]] && ! kill -0 "$pid" 2>/dev/null && leftover+=" /dev/shm/$f" && rm -f "/dev/shm/$f"
-  done
+  if [ $private = 1 ]; then
+    while read -r f; do
+      [ -n "$f" ] && leftover+=" /dev/shm/$f" && [[ $f == osmp-* ]] && osmp_left=1
+    done <"$log.shm"
+    rm -f "$log.shm"
+  else
+    for f in $(comm -13 <(echo "$before") <(osmp_names)); do
+      pid=${f#osmp-}
+      pid=${pid%%-*}
+      [[ $pid =~ ^[0-9]+$ ]] && ! kill -0 "$pid" 2>/dev/null && echo "mpich-suite: new in /dev/shm, its creator gone: $f" >>"$log"
+    done
+  fi
   [ -n "$leftover" ] && echo "mpich-suite: left behind (removed):$leftover" >>"$log"
   echo "mpich-suite: exit status $st" >>"$log"
   [ $st -eq 124 ] || [ $st -eq 137 ] && return 2
-  [ $st -eq 0 ] && grep -Eq '^\s*No [Ee]rrors\s*$' "$log" && return 0
+  if [ $st -eq 0 ] && grep -Eq '^\s*No [Ee]rrors\s*$' "$log"; then
+    [ -n "$leftover" ] && leaked=1
+    return 0
+  fi
+  leaked=$osmp_left
   return 1
 }
 verdict=(pass fail timeout)
@@ -286,12 +314,12 @@ for i in "${!r_prog[@]}"; do
     v=$?
     t2=$(date +%s)
     ran_with=$((ran_with + 1))
-    [ $v -eq 0 ] && pass_with=$((pass_with + 1))
-    if [ -n "$leftover" ]; then
-      say "$id with the interposer left:$leftover"
+    [ -n "$leftover" ] && say "$id with the interposer left:$leftover"
+    if [ $leaked = 1 ]; then
       leaks=$((leaks + 1))
       [ $v -eq 0 ] && v=1
     fi
+    [ $v -eq 0 ] && pass_with=$((pass_with + 1))
     if [ $w -eq 0 ] && [ $v -ne 0 ] && [ -n "$known" ]; then
       known_fail+=("$id (${verdict[$v]}; known: $known)")
     elif [ $w -eq 0 ] && [ $v -ne 0 ]; then
@@ -305,6 +333,7 @@ for i in "${!r_prog[@]}"; do
   say "$id: without ${verdict[$w]} ($((t1 - t0)) s), with $v ($((t2 - t1)) s)"
 done
 
+[ $private = 1 ] || say "no /dev/shm of its own for each job (unshare refused): OSMP's segments are only named"
 say "${#r_prog[@]} runs of $(printf '%s\n' "${r_prog[@]}" | sort -u | wc -l) programs (ranks capped at $max_np, limit $limit s) in $(($(date +%s) - start)) s; results in $res"
 say "built: $built; not built against $cc: $nobuild$([ $nobuild = 0 ] || echo " ($(printf '%s\n' "${unbuilt[@]}" | sort -u | tr '\n' ' '| sed 's/ $//'))")"
 say "passed without the interposer: $pass_without of $built"
