@@ -346,7 +346,9 @@ static void setup(void)
         if (level == MPI_THREAD_MULTIPLE) share_teams = 0;
         PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
         char say[256];
-        osmp__mpi_progress_setup(level, say, sizeof(say)); /* (nb.c: before the first team) */
+        /* (nb.c: before the first team; none with every call passed to MPI, which then calls nothing of OSMP's) */
+        if (disabled_mask != ~0u) osmp__mpi_progress_setup(level, say, sizeof(say));
+        else snprintf(say, sizeof(say), "every call goes to MPI (OSMP_MPI_DISABLE)");
         if (verbose) {
             int rank = -1;
             PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -653,7 +655,7 @@ OSMP_MPI_ENTRY(int, MPI_Finalize)(void)
             if (a || p) fprintf(stderr, "osmp-mpi: rank %d: %-20s %ld on OSMP, %ld passed to MPI\n", rank, osmp_coll_name(c), a, p);
         }
     }
-    osmp__mpi_progress_end(); /* (no wait inside OSMP calls MPI from here on) */
+    if (disabled_mask != ~0u) osmp__mpi_progress_end(); /* (no wait inside OSMP calls MPI from here on) */
     finalizing = 1;
     return PMPI_Finalize();
 }
