@@ -37,10 +37,14 @@ endforeach()
 # also needs that algorithm to run in pieces from OSMP's progress thread (issue 45 deliverable 1): those runs are
 # registered disabled until it does.
 foreach(n 18 32)
-  add_test(NAME mpi.${fl}-${n}-progress-pallgather-ring
-           COMMAND env ${pre} OSMP_ALLGATHER_ALG=ring ${in_time} 280 ${launch} ${n} ${pcheck} pallgather --bytes 4194304
-                   --limit 240 --expect-osmp)
-  set_tests_properties(mpi.${fl}-${n}-progress-pallgather-ring PROPERTIES RUN_SERIAL ON)
+  # The others blocked in a wait on their own MPI_Isend, in a barrier on another communicator, and the
+  # allgather a started persistent one.
+  foreach(case iallgather-wait iallgather-coll pallgather)
+    add_test(NAME mpi.${fl}-${n}-progress-${case}-ring
+             COMMAND env ${pre} OSMP_ALLGATHER_ALG=ring ${in_time} 280 ${launch} ${n} ${pcheck} ${case} --bytes 4194304
+                     --limit 240 --expect-osmp)
+    set_tests_properties(mpi.${fl}-${n}-progress-${case}-ring PROPERTIES RUN_SERIAL ON)
+  endforeach()
   foreach(alg ring direct default)
     set(force OSMP_ALLGATHER_ALG=${alg})
     if(alg STREQUAL "default")
