@@ -836,7 +836,9 @@ OSMP_EXPORT int osmp_request_free(osmp_request_t *req);
  * makes such a waiter call fn(arg) once its spin (OSMP_SPIN) is over, then
  * again 50 us later, the interval doubling up to 1 ms (back to 50 us after a
  * call that returned nonzero: it did work), and it sleeps no longer than until
- * its next call. fn is called only by threads that wait inside an OSMP call,
+ * its next call. (In a team with more participants than CPUs, where a waiter
+ * yields instead of spinning, the first call comes 50 us into the wait and a
+ * sleep is cut short only after a call that did work.) fn is called only by threads that wait inside an OSMP call,
  * never by OSMP's progress thread, never inside fn (a wait that fn itself
  * makes does not call it again); it may return 0 at once (its thread may not
  * call the runtime now). NULL (the default): none. Set it before the first

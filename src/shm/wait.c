@@ -29,7 +29,11 @@
  * for it already; the intervals grow because a long wait is one for a peer
  * that computes, where a call costs a wake-up (a few microseconds of the
  * core) and finds nothing: at 1 ms a long wait wakes no more often than the
- * naps below always did.
+ * naps below always did. A waiter that yields (a team with more participants
+ * than CPUs) calls it between its yields, but cuts a nap short only after a
+ * call that did work: there a wake-up takes the core a peer needs (8
+ * processes on 2 cores: 8-byte allreduce and barrier 1.6 and 2.0 times
+ * slower with every nap cut short, docs/measurements.md section 18).
  */
 #define _GNU_SOURCE
 #include "wait.h"
@@ -97,23 +101,27 @@ struct poller {
     int64_t next, gap;
 };
 
-static void poller_begin(struct poller *p)
+/* spun: the waiter spun first (its first call is due at once), else it is one
+ * that yields at once (an oversubscribed team: its first call comes after the
+ * shortest interval, so that the many short waits there pay none). */
+static void poller_begin(struct poller *p, int spun)
 {
     p->h = osmp__load_ptr(&poll_now);
     if (p->h && (poll_never || poll_inside)) p->h = NULL;
-    p->next = 0; /* (the first call at once) */
+    p->next = p->h && !spun ? osmp__now_ns() + POLL_GAP_MIN_NS : 0;
     p->gap = POLL_GAP_MIN_NS;
 }
 
-/* Call the runtime if its time has come. now: the clock, read by the caller. */
-static void poller_run(struct poller *p, int64_t now)
+/* Call the runtime if its time has come (1: called). now: the clock, read by the caller. */
+static int poller_run(struct poller *p, int64_t now)
 {
-    if (now < p->next) return;
+    if (now < p->next) return 0;
     poll_inside = 1;
     int did = p->h->fn(p->h->arg);
     poll_inside = 0;
     p->gap = did ? POLL_GAP_MIN_NS : p->gap * 2 < NAP_NS ? p->gap * 2 : NAP_NS;
     p->next = osmp__now_ns() + p->gap;
+    return 1;
 }
 
 unsigned osmp__wait_naps_out(void)
@@ -176,11 +184,15 @@ int osmp__wait_reached(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t 
         for (long k = 0; k < pauses; k++) osmp__cpu_relax();
     }
     struct poller poll;
-    poller_begin(&poll);
+    poller_begin(&poll, policy->spin > 0);
     for (long i = 0; i < policy->yields; i++) {
         if (osmp__seq_reached(v = osmp__load_acquire(ctr), target)) goto done;
         if (__builtin_expect(osmp__load32(&osmp__wait_others) != 0, 0)) osmp__wait_progress();
-        if (poll.h) poller_run(&poll, osmp__now_ns());
+        /* (a yield or the runtime's call, not both: Open MPI's progress yields
+         * by itself when it finds nothing on an oversubscribed node, and two
+         * yields between looks at the counter doubled the time of small calls
+         * there) */
+        if (poll.h && poller_run(&poll, osmp__now_ns())) continue;
         sched_yield();
     }
     int64_t checked = poll.h ? osmp__now_ns() : 0;
@@ -195,7 +207,8 @@ int osmp__wait_reached(osmp_atomic64_t *ctr, osmp_atomic32_t *waiters, uint64_t 
             poller_run(&poll, now);
             if (osmp__seq_reached(v = osmp__load_acquire(ctr), target)) goto done;
             now = osmp__now_ns();
-            if (poll.next - now < nap) nap = poll.next - now > 0 ? (long)(poll.next - now) : 1;
+            if (poll.next - now < nap && (!policy->yields || poll.gap == POLL_GAP_MIN_NS))
+                nap = poll.next - now > 0 ? (long)(poll.next - now) : 1;
         }
         osmp__fetch_add32(waiters, 1);
         sleeper_fence(); /* pairs with osmp__publish */

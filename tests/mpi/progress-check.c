@@ -31,8 +31,12 @@
  *               B bytes to rank 0 with a blocking MPI_Send and then MPI_Wait.
  *               Each rank's part of the allgather must advance while that rank
  *               is blocked in MPI_Send (direction A of the rule).
- *   pallgather  the same with a persistent allgather (MPI_Allgather_init, or
- *               Open MPI's MPIX_Allgather_init), started by MPI_Start.
+ *   iallgather-wait  the same, the others blocked in MPI_Wait on an MPI_Isend;
+ *   iallgather-coll  the others blocked in MPI_Barrier on another
+ *               communicator (rank 0 joins it after its test loop; no message);
+ *   pallgather  the same as iallgather with a persistent allgather
+ *               (MPI_Allgather_init, or Open MPI's MPIX_Allgather_init),
+ *               started by MPI_Start.
  * Each rank gives up after --limit seconds (default 60) with a line naming the
  * step it was in ("no progress"), and exits 2: a hang fails by this test's own
  * timeout. --expect-osmp: libosmp_mpi is loaded and every collective above ran
@@ -353,10 +357,20 @@ static void case_rma(int allocate)
     if (!allocate) free(base);
 }
 
-static void case_iallgather(int persistent)
+/* others: how the other ranks block while rank 0 tests: 0 in MPI_Send, 1 in MPI_Wait on their MPI_Isend,
+ * 2 in MPI_Barrier on another communicator (rank 0 joins it after its test loop; no message). */
+static void case_iallgather(int persistent, int others)
 {
     int s[K], *r = malloc(sizeof(int) * K * (size_t)size), flag = 0;
     if (!r) FAIL("out of memory");
+    MPI_Comm other = MPI_COMM_NULL;
+    if (others == 2) { /* (ranks in reverse order: a team of its own, not the world's) */
+        CHECK(MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &other));
+        collective(BARRIER); /* (its team is made on its first collective, below: every rank there first) */
+        step = "the other communicator's first barrier";
+        CHECK(MPI_Barrier(other));
+        want[BARRIER]++;
+    }
     for (int i = 0; i < K; i++) s[i] = in(rank, i);
     MPI_Request rq;
     if (persistent) {
@@ -371,7 +385,12 @@ static void case_iallgather(int persistent)
     if (rank == 0) {
         step = "MPI_Test loop (the allgather)";
         while (!flag) CHECK(MPI_Test(&rq, &flag, MPI_STATUS_IGNORE));
-        for (int p = 1; p < size; p++) {
+        if (others == 2) {
+            step = "MPI_Barrier on the other communicator";
+            CHECK(MPI_Barrier(other));
+            want[BARRIER]++;
+        }
+        for (int p = 1; others != 2 && p < size; p++) {
             memset(msg, 0, (size_t)bytes);
             step = "MPI_Recv";
             CHECK(MPI_Recv(msg, (int)(bytes / 4), MPI_UINT32_T, p, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
@@ -379,12 +398,24 @@ static void case_iallgather(int persistent)
         }
     } else {
         fill(msg, rank, 4);
-        step = "MPI_Send";
-        CHECK(MPI_Send(msg, (int)(bytes / 4), MPI_UINT32_T, 0, 4, MPI_COMM_WORLD));
+        MPI_Request sent;
+        if (others == 0) {
+            step = "MPI_Send";
+            CHECK(MPI_Send(msg, (int)(bytes / 4), MPI_UINT32_T, 0, 4, MPI_COMM_WORLD));
+        } else if (others == 1) {
+            CHECK(MPI_Isend(msg, (int)(bytes / 4), MPI_UINT32_T, 0, 4, MPI_COMM_WORLD, &sent));
+            step = "MPI_Wait (the send)";
+            CHECK(MPI_Wait(&sent, MPI_STATUS_IGNORE));
+        } else {
+            step = "MPI_Barrier on the other communicator";
+            CHECK(MPI_Barrier(other));
+            want[BARRIER]++;
+        }
         step = "MPI_Wait (the allgather)";
         CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
     }
     if (persistent) CHECK(MPI_Request_free(&rq));
+    if (other != MPI_COMM_NULL) CHECK(MPI_Comm_free(&other));
     for (int p = 0; p < size; p++)
         for (int i = 0; i < K; i++)
             if (r[K * p + i] != in(p, i)) FAIL("MPI_Iallgather: block %d element %d is %d", p, i, r[K * p + i]);
@@ -439,15 +470,20 @@ int main(int argc, char **argv)
     } else if (!strcmp(kase, "rma-alloc") || !strcmp(kase, "rma-create")) {
         case_rma(!strcmp(kase, "rma-alloc"));
     } else if (!strcmp(kase, "iallgather")) {
-        case_iallgather(0);
+        case_iallgather(0, 0);
+    } else if (!strcmp(kase, "iallgather-wait")) {
+        case_iallgather(0, 1);
+    } else if (!strcmp(kase, "iallgather-coll")) {
+        case_iallgather(0, 2);
     } else if (!strcmp(kase, "pallgather")) {
 #if defined(PC_ALLGATHER_INIT)
-        case_iallgather(1);
+        case_iallgather(1, 0);
 #else
         FAIL("this MPI library has no persistent collectives");
 #endif
     } else {
-        FAIL("no such case (recv, isend, colls, nb, rma-alloc, rma-create, iallgather, pallgather)");
+        FAIL("no such case (recv, isend, colls, nb, rma-alloc, rma-create, iallgather, iallgather-wait, "
+             "iallgather-coll, pallgather)");
     }
     check_counted();
     step = "the last barrier";

@@ -53,3 +53,10 @@ add_test(NAME mpi.${fl}-18-progress-pallgather-ring
          COMMAND env ${pre} OSMP_ALLGATHER_ALG=ring ${in_time} 280 ${launch} 18 ${pcheck} pallgather --bytes 4194304
                  --limit 240 --expect-osmp)
 set_tests_properties(mpi.${fl}-18-progress-pallgather-ring PROPERTIES RUN_SERIAL ON)
+# The others blocked in a wait on their own MPI_Isend, and in a barrier on another communicator (18 ranks, ring).
+foreach(case iallgather-wait iallgather-coll)
+  add_test(NAME mpi.${fl}-18-progress-${case}-ring
+           COMMAND env ${pre} OSMP_ALLGATHER_ALG=ring ${in_time} 280 ${launch} 18 ${pcheck} ${case} --bytes 4194304
+                   --limit 240 --expect-osmp)
+  set_tests_properties(mpi.${fl}-18-progress-${case}-ring PROPERTIES RUN_SERIAL ON)
+endforeach()
